@@ -1,0 +1,3 @@
+from bootscope.cli import main
+
+main()

@@ -1,0 +1,259 @@
+"""One boot's lines -> its Breakdown: identity, milestones, phases, gaps, initcalls, CPU bring-up."""
+
+from __future__ import annotations
+
+import heapq
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from operator import attrgetter
+
+from bootscope.analyze.advisor import advise
+from bootscope.analyze.cpus import CpuSeen, summarize_cpus
+from bootscope.analyze.extract import find_known
+from bootscope.analyze.initcalls import InitcallSeen
+from bootscope.errors import InputError
+from bootscope.model import Breakdown, Gap, Identity, LogLine, Metrics, Phase
+
+_GUEST_S = attrgetter("guest_s")
+
+# (phase, starting milestone, ending milestone), in boot order
+PHASES: tuple[tuple[str, str, str], ...] = (
+    ("setup", "first_line", "memory_available"),
+    ("mm_init", "memory_available", "smp_start"),
+    ("smp_bringup", "smp_start", "smp_done"),
+    ("post_smp", "smp_done", "devtmpfs"),
+    ("initcalls", "devtmpfs", "free_init"),
+    ("free_init", "free_init", "run_init"),
+    ("userspace", "run_init", "userspace"),
+)
+
+# What each milestone's line looks like, to say which line was missing.
+MILESTONE_LINES: dict[str, str] = {
+    "first_line": "a timed line",
+    "memory_available": "Memory: ...K/...K available",
+    "smp_start": "smp: Bringing up secondary CPUs",
+    "smp_done": "smp: Brought up N nodes, M CPUs",
+    "deferred_pages_done": "node N deferred pages initialised",
+    "devtmpfs": "devtmpfs: initialized",
+    "free_init": "Freeing unused kernel ... memory",
+    "run_init": "Run /init as init process",
+    "first_userspace": "a userspace line after Run /init",
+    "userspace": "BOOTSCOPE-MARKER ... uptime=S (or a --marker match)",
+}
+
+_FIRST_ONLY = {"memory": "memory_available", "smp_start": "smp_start", "smp_done": "smp_done"}
+_FIRST_ONLY |= {"devtmpfs": "devtmpfs", "free_init": "free_init", "run_init": "run_init"}
+_ARCH_SUFFIXES: tuple[tuple[str, str], ...] = (
+    ("amd64", "x86_64"),
+    ("x86_64", "x86_64"),
+    ("arm64", "arm64"),
+    ("aarch64", "arm64"),
+    ("686-pae", "x86"),
+    ("686", "x86"),
+    ("riscv64", "riscv64"),
+    ("ppc64el", "ppc64le"),
+)
+
+
+def analyze_boot(
+    lines: Sequence[LogLine],
+    *,
+    top_n: int = 10,
+    marker_regex: str | None = None,
+    host_start_ns: int | None = None,
+) -> Breakdown:
+    """Return where one boot's time went (all times in guest seconds, durations in s or us as named).
+
+    ``marker_regex`` (Python regex) marks the end of userspace start when there is no BOOTSCOPE-MARKER
+    line; ``host_start_ns`` (the host's monotonic ns at QEMU start) enables the host-side metrics.
+    Raises InputError for a marker regex that does not compile. Values the log does not state are None.
+    """
+    user_rx = _compile_marker(marker_regex)
+    times: list[float | None] = list(map(_GUEST_S, lines))
+
+    identity: dict[str, object] = {}
+    milestones: dict[str, float] = {}
+    milestone_index: dict[str, int] = {}
+    initcalls = InitcallSeen()
+    cpus = CpuSeen()
+    marker_uptime: float | None = None
+    marker_index: int | None = None
+
+    for name, index, groups in find_known(lines):
+        t = times[index]
+        if name in _FIRST_ONLY:
+            key = _FIRST_ONLY[name]
+            if key not in milestones and t is not None:
+                milestones[key] = t
+                milestone_index[key] = index
+            if name == "memory" and "memory_kb" not in identity:
+                identity["memory_kb"] = int(groups[1] or 0)
+            elif name == "smp_done":
+                identity["cpus"] = int(groups[1] or 0)
+        elif name == "initcall_start":
+            initcalls.start(groups, t)
+        elif name == "initcall_done":
+            initcalls.done(groups, t)
+        elif name == "cpu_progress":
+            cpus.progress(lines[index].text, t)
+        elif name == "cpu_up_cycles":
+            cpus.cycles(groups, t)
+        elif name == "deferred_done" and t is not None:
+            milestones["deferred_pages_done"] = t  # the last node's line
+        elif name == "marker" and marker_index is None:
+            marker_uptime = float(groups[1] or 0.0)
+            marker_index = index
+        elif name == "banner":
+            identity.setdefault("release", groups[0])
+        elif name == "cmdline":
+            identity.setdefault("cmdline", (groups[0] or "").strip())
+        elif name == "tsc_mhz":
+            cpus.tsc_mhz = float(groups[0] or groups[1] or 0.0) or cpus.tsc_mhz
+        elif name == "cpus_allowed":
+            identity.setdefault("cpus_allowed", int(groups[0] or 0))
+
+    first_index = next((i for i, t in enumerate(times) if t is not None), None)
+    first_s = times[first_index] if first_index is not None else None
+    timed_count = len(times) - times.count(None)
+    gaps, high_s = _gaps(lines, times, top_n)
+    last_s = high_s if timed_count else None
+    if first_s is not None:
+        milestones["first_line"] = first_s
+
+    run_init_index = milestone_index.get("run_init")
+    if run_init_index is not None:
+        user_index = _first_userspace(lines, run_init_index)
+        user_s = _time_at_or_before(times, user_index)
+        if user_s is not None:
+            milestones["first_userspace"] = user_s
+
+    userspace_s: float | None = None
+    if marker_uptime is not None:
+        userspace_s = marker_uptime
+    elif user_rx is not None:
+        for i, line in enumerate(lines):
+            if user_rx.search(line.text):
+                marker_index = i
+                userspace_s = _time_at_or_before(times, i)
+                break
+    if userspace_s is not None:
+        milestones["userspace"] = userspace_s
+
+    metrics = Metrics(
+        kernel_init_s=milestones.get("run_init"),
+        userspace_s=userspace_s,
+        host_wall_s=_host_delta(lines, marker_index, host_start_ns),
+        host_kernel_start_s=_host_delta(lines, first_index, host_start_ns),
+    )
+    end_s = userspace_s if userspace_s is not None else milestones.get("run_init", last_s)
+    warnings: list[str] = []
+    if user_rx is not None and marker_uptime is None and userspace_s is None:
+        warnings.append(f"no line matches the marker regex {marker_regex!r}")
+    breakdown = Breakdown(
+        identity=_identity(identity, cpus.tsc_mhz is not None),
+        metrics=metrics,
+        milestones=dict(sorted(milestones.items(), key=lambda item: item[1])),
+        phases=_phases(milestones, first_s, end_s),
+        gaps=gaps,
+        initcalls=initcalls.summary(top_n),
+        cpu_bringup=summarize_cpus(cpus, milestones.get("smp_start"), milestones.get("smp_done")),
+        first_s=first_s,
+        last_s=last_s,
+        line_count=len(lines),
+        timed_line_count=timed_count,
+        warnings=tuple(warnings),
+    )
+    return replace(breakdown, advice=advise(breakdown))
+
+
+def _compile_marker(marker_regex: str | None) -> re.Pattern[str] | None:
+    if marker_regex is None:
+        return None
+    try:
+        return re.compile(marker_regex)
+    except re.error as error:
+        raise InputError(f"--marker {marker_regex!r} is not a valid regular expression: {error}") from None
+
+
+def _first_userspace(lines: Sequence[LogLine], after: int) -> int | None:
+    # A userspace line is one without a kernel stamp on a console, or a non-kernel facility in a
+    # journal or dmesg -r (user messages written to /dev/kmsg carry facility 1).
+    for i in range(after + 1, len(lines)):
+        line = lines[i]
+        if (line.guest_s is None and line.text.strip()) or (line.facility or 0) > 0:
+            return i
+    return None
+
+
+def _host_delta(lines: Sequence[LogLine], index: int | None, host_start_ns: int | None) -> float | None:
+    if index is None or host_start_ns is None:
+        return None
+    host_ns = lines[index].host_ns
+    return None if host_ns is None else (host_ns - host_start_ns) / 1e9
+
+
+def _identity(found: dict[str, object], has_tsc: bool) -> Identity:
+    release = found.get("release")
+    arch: str | None = None
+    if isinstance(release, str):
+        arch = next((name for suffix, name in _ARCH_SUFFIXES if release.endswith(suffix)), None)
+    if arch is None and has_tsc:
+        arch = "x86"  # tsc: lines come from arch/x86 only
+    cpus = found.get("cpus", found.get("cpus_allowed"))
+    return Identity(
+        release=release if isinstance(release, str) else None,
+        cmdline=found.get("cmdline") if isinstance(found.get("cmdline"), str) else None,  # type: ignore[arg-type]
+        cpus=cpus if isinstance(cpus, int) else None,
+        arch=arch,
+        memory_kb=found.get("memory_kb") if isinstance(found.get("memory_kb"), int) else None,  # type: ignore[arg-type]
+    )
+
+
+def _phases(milestones: dict[str, float], first_s: float | None, end_s: float | None) -> tuple[Phase, ...]:
+    total = end_s - first_s if first_s is not None and end_s is not None and end_s > first_s else None
+    phases: list[Phase] = []
+    for name, start_key, end_key in PHASES:
+        start, end = milestones.get(start_key), milestones.get(end_key)
+        if start is None or end is None:
+            missing_key = start_key if start is None else end_key
+            phases.append(Phase(name, start, end, None, None, f"no '{MILESTONE_LINES[missing_key]}' line"))
+            continue
+        duration = end - start
+        share = duration / total if total else None
+        phases.append(Phase(name, start, end, duration, share))
+    return tuple(phases)
+
+
+def _time_at_or_before(times: list[float | None], index: int | None) -> float | None:
+    """Return the guest time of line ``index``, or of the nearest timed line before it (s)."""
+    if index is None:
+        return None
+    for i in range(index, -1, -1):
+        t = times[i]
+        if t is not None:
+            return t
+    return None
+
+
+def _gaps(lines: Sequence[LogLine], times: list[float | None], top_n: int) -> tuple[tuple[Gap, ...], float]:
+    """Return the ``top_n`` largest gaps (longest first) and the highest guest time seen (s)."""
+    # Measured from the latest time seen, so a line that steps back (an AP's unsynchronised clock)
+    # neither hides nor invents a silence.
+    heap: list[tuple[float, int, int]] = []
+    high = float("-inf")
+    high_index = -1
+    push, replace = heapq.heappush, heapq.heapreplace
+    for index, t in enumerate(times):
+        if t is None or t <= high:
+            continue
+        if high_index >= 0:
+            duration = t - high
+            if len(heap) < top_n:
+                push(heap, (duration, high_index, index))
+            elif duration > heap[0][0]:
+                replace(heap, (duration, high_index, index))
+        high, high_index = t, index
+    gaps = sorted(heap, key=lambda item: (-item[0], item[1]))
+    found = tuple(Gap(times[b] or 0.0, duration, lines[b].text, lines[a].text) for duration, b, a in gaps)
+    return found, high

@@ -1,0 +1,125 @@
+"""``bootscope analyze LOG...``: where did each boot's time go?"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from bootscope import defaults
+from bootscope.analyze import analyze_boot
+from bootscope.errors import InputError
+from bootscope.model import Breakdown, LogLine
+from bootscope.parse import FORMATS, BootStream, iter_boots
+from bootscope.report.json_out import write_analysis_document
+from bootscope.report.text import render_breakdown
+from bootscope.sources.files import TextSource, read_text_lines
+
+LogsArg = Annotated[
+    list[str] | None, typer.Argument(metavar="LOG...", help="Logs ('-' stdin; .gz/.xz/.zst ok).")
+]
+FormatOpt = Annotated[str, typer.Option("--format", help=f"auto, {', '.join(FORMATS)}.")]
+BootOpt = Annotated[int | None, typer.Option("--boot", help="Boot N (1-based); default the last.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="The documented JSON (every boot unless --boot).")]
+TopOpt = Annotated[int, typer.Option("--top", help="How many gaps and initcalls to list.")]
+RunOpt = Annotated[str | None, typer.Option("--run", help="A stored run's id (or latest); with --boot K.")]
+DbOpt = Annotated[str, typer.Option("--db", help="Database of --run (SQLite path or URL).")]
+MarkerOpt = Annotated[
+    str | None, typer.Option("--marker", help="Regex of the line that ends userspace start.")
+]
+
+
+def analyze(
+    logs: LogsArg = None,
+    fmt: FormatOpt = "auto",
+    boot: BootOpt = None,
+    as_json: JsonOpt = False,
+    top: TopOpt = defaults.TOP_N,
+    marker: MarkerOpt = None,
+    run: RunOpt = None,
+    db: DbOpt = defaults.DEFAULT_DB,
+) -> None:
+    """Show where boot time went in kernel logs (dmesg, kmsg, journalctl, grabserial, consoles)."""
+    if run is not None or not logs:  # a boot stored by `bootscope run` (bootscope/cli/analyze_run.py)
+        from bootscope.cli.analyze_run import analyze_stored
+
+        analyze_stored(run, boot, db, logs, fmt=fmt, as_json=as_json, top=top, marker=marker)
+        return
+    if boot is not None and boot < 1:
+        raise InputError("--boot counts from 1")
+    if top < 1:
+        raise InputError("--top must be at least 1")
+    out = Console(highlight=False)
+    if as_json and len(logs) > 1:
+        sys.stdout.write("[")
+    for position, path in enumerate(logs):
+        source = read_text_lines(path)
+        stream = iter_boots(source, fmt)
+        if as_json:
+            if position:
+                sys.stdout.write(",\n")
+
+            def finish(
+                stream: BootStream = stream, source: TextSource = source
+            ) -> tuple[str, int, list[str], int]:
+                return stream.format, stream.boot_count, _warnings(stream, source), source.undecodable_bytes
+
+            write_analysis_document(sys.stdout, path, _selected(stream, boot, top, marker), finish)
+        else:
+            chosen = show_boots(stream, out, boot=boot, top_n=top, marker=marker, title=path)
+            out.print(
+                Text(f"{path}: format {stream.format}, {stream.boot_count} boot(s), showing boot {chosen}")
+            )
+        for message in _warnings(stream, source):
+            print(f"bootscope: warning: {message}", file=sys.stderr)
+    if as_json and len(logs) > 1:
+        sys.stdout.write("]\n")
+
+
+def _warnings(stream: BootStream, source: TextSource) -> list[str]:
+    return [*stream.warnings, *source.warnings]
+
+
+def _selected(
+    boots: Iterable[Sequence[LogLine]], boot: int | None, top: int, marker: str | None
+) -> Iterator[Breakdown]:
+    found = 0
+    for number, lines in enumerate(boots, start=1):
+        found = number
+        if boot is None or number == boot:
+            yield analyze_boot(lines, top_n=top, marker_regex=marker)
+    if boot is not None and boot > found:
+        raise InputError(f"there is no boot {boot}: the log holds {found} boot(s)")
+
+
+def show_boots(
+    boots: Iterable[Sequence[LogLine]],
+    console: Console,
+    *,
+    boot: int | None = None,
+    top_n: int = defaults.TOP_N,
+    marker: str | None = None,
+    title: str = "",
+) -> int:
+    """Render one of already-parsed ``boots`` (``boot``, 1-based; default the last) and return its number.
+
+    Only the chosen boot is analyzed and at most one boot is held at a time. Raises InputError if
+    ``boot`` is beyond the last boot.
+    """
+    chosen: Sequence[LogLine] | None = None
+    number = found = 0
+    for found, lines in enumerate(boots, start=1):
+        if boot is None or found == boot:
+            chosen, number = lines, found
+    if chosen is None:
+        raise InputError(f"there is no boot {boot}: {title or 'the log'} holds {found} boot(s)")
+    breakdown = analyze_boot(chosen, top_n=top_n, marker_regex=marker)
+    console.rule(f"{title} boot {number} of {found}", style="bold")
+    render_breakdown(breakdown, console, top_n)
+    for message in breakdown.warnings:
+        print(f"bootscope: warning: {message}", file=sys.stderr)
+    return number

@@ -1,0 +1,125 @@
+"""What `report`, `trace` and `plot` draw: boots analysed from log files or a stored run's records.
+
+This is where the stages meet for the picture commands (files/store -> parse -> analyze -> stats);
+the renderers in ``bootscope.report`` only receive the finished views.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from pathlib import Path
+
+from bootscope.analyze.breakdown import analyze_boot
+from bootscope.errors import InputError, StatsError
+from bootscope.model import Comparison, Outcome, Sample, SideSummary
+from bootscope.parse import parse_captured, parse_log
+from bootscope.report.html import FailedBoot, RunView
+from bootscope.report.views import BootView
+from bootscope.sources.files import read_text_lines
+from bootscope.stats.compare import Options, compare_many
+from bootscope.stats.summary import summarize
+from bootscope.store.db import Store
+from bootscope.store.records import EXPORT_METRICS, BootRecord
+
+
+def boots_from_logs(paths: Sequence[Path], fmt: str = "auto") -> list[BootView]:
+    """Return every boot of the given log files, analysed, in file then boot order.
+
+    Raises InputError for a missing or unreadable file, ParseError for a log with no timestamp.
+    """
+    views: list[BootView] = []
+    for path in paths:
+        parsed = parse_log(read_text_lines(str(path)), fmt)
+        for number, lines in enumerate(parsed.boots, start=1):
+            label = path.name if len(parsed.boots) == 1 else f"{path.name} boot {number}"
+            views.append(BootView(label, analyze_boot(lines), tuple(lines)))
+    if not views:
+        raise InputError(f"no boot found in {', '.join(str(p) for p in paths)}")
+    return views
+
+
+def pick_boot(views: Sequence[BootView], number: int) -> BootView:
+    """Return boot ``number`` (1-based, across all inputs); raises InputError if there is none."""
+    if not 1 <= number <= len(views):
+        raise InputError(f"--boot {number}: the input has {len(views)} boot(s); choose 1 to {len(views)}")
+    return views[number - 1]
+
+
+def _final(boots: Sequence[BootRecord]) -> list[BootRecord]:
+    return [b for b in boots if not b.superseded]
+
+
+def stored_boot(store: Store, exp_id: int, index: int, records: Sequence[BootRecord]) -> BootView:
+    """Return the stored boot at position ``index`` of an experiment, re-parsed and analysed.
+
+    Raises StoreError if there is no such boot, ParseError if its log has no timestamp.
+    """
+    record = next((b for b in _final(records) if b.index == index), None)
+    lines = store.boot_log(exp_id, index)
+    parsed = parse_captured(lines)
+    boot_lines = max(parsed.boots, key=len) if parsed.boots else ()
+    host_start = record.host_start_ns if record else None
+    label = f"run {exp_id} boot {index}" + (f" ({record.variant})" if record else "")
+    return BootView(label, analyze_boot(boot_lines, host_start_ns=host_start), tuple(boot_lines))
+
+
+def _outcome(value: str) -> Outcome:
+    try:
+        return Outcome(value)
+    except ValueError:
+        return Outcome.QEMU_ERROR
+
+
+def run_view(store: Store, run: str, alpha: float, with_example: bool = True) -> RunView:
+    """Return a stored run as a RunView: samples, per-variant summaries, comparisons against the
+    first variant (Holm-adjusted), failed boots, environment and, optionally, its first OK boot.
+
+    Raises StoreError for an unknown run; a metric that cannot be compared is left out of the table.
+    """
+    exp = store.experiment(run)
+    records = store.boots(exp.id)
+    final = _final(records)
+    variants = tuple(v.name for v in exp.variants) or tuple(dict.fromkeys(b.variant for b in final))
+    samples = tuple(
+        Sample(b.variant, b.index, _outcome(b.outcome), dict(b.metrics), b.warmup, b.disturbed) for b in final
+    )
+    metrics = tuple(m for m in EXPORT_METRICS if any(s.metrics.get(m) is not None for s in samples))
+    summaries: dict[str, tuple[SideSummary, ...]] = {}
+    comparisons: list[Comparison] = []
+    for metric in metrics:
+        values = store.samples(exp.id, metric)
+        summaries[metric] = tuple(summarize(v, name, alpha) for name, v in values.items() if v)
+        usable = {name: v for name, v in values.items() if len(v) >= 2}
+        if len(usable) >= 2:
+            base, *others = usable
+            # StatsError: e.g. too few distinct values; the distributions still show the samples.
+            with contextlib.suppress(StatsError):
+                comparisons += compare_many(
+                    usable[base], {n: usable[n] for n in others}, metric, "s", Options(alpha=alpha), base
+                )
+    failures = tuple(FailedBoot(b.variant, b.index, b.outcome, b.reason) for b in final if b.outcome != "ok")
+    environment = [(f"host {k}", str(v)) for k, v in sorted(exp.host.items())]
+    environment.append(
+        ("accelerator", f"{exp.accel} ({exp.accel_reason})" if exp.accel_reason else exp.accel)
+    )
+    if final and final[0].command:
+        environment.append(("QEMU command line", " ".join(final[0].command)))
+    releases = sorted({b.kernel_release for b in final if b.kernel_release})
+    environment.append(("kernel releases", ", ".join(releases) or "not recorded"))
+    environment += [("created", exp.created), ("status", exp.status), ("order seed", str(exp.seed))]
+    example = None
+    ok = [b for b in final if b.outcome == "ok" and not b.warmup]
+    if with_example and ok:
+        example = stored_boot(store, exp.id, ok[0].index, records)
+    return RunView(
+        title=f"bootscope run {exp.id}",
+        variants=variants,
+        metrics=metrics,
+        samples=samples,
+        comparisons=tuple(comparisons),
+        summaries=summaries,
+        failures=failures,
+        environment=tuple(environment),
+        example=example,
+    )

@@ -1,0 +1,253 @@
+"""``bootscope run KERNEL``: boot variants many times, interleaved, and store every sample."""
+
+from __future__ import annotations
+
+import json
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from bootscope import defaults
+from bootscope.errors import InputError
+from bootscope.experiment.execute import RunResult, resume_experiment, start_experiment
+from bootscope.experiment.plan import build_plan
+from bootscope.experiment.progress import Reporter, RichReporter, SilentReporter
+from bootscope.experiment.summary import SUMMARY_METRICS, VariantSummary, failed_boots, summarize
+from bootscope.store import Store
+
+_MAX_FAILED_SHOWN = 10
+
+
+def _precision(text: str | None) -> float | None:
+    if text is None:
+        return None
+    raw = text.strip()
+    try:
+        return float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
+    except ValueError:
+        raise InputError(
+            f"--precision {text!r}: give a percentage such as 1% or a fraction such as 0.01"
+        ) from None
+
+
+@contextmanager
+def _stop_on_signals(cancel: threading.Event) -> Iterator[None]:
+    # Ctrl-C and `kill PID` both end a run the same way: QEMU reaped, boots kept, experiment
+    # 'interrupted'. The event reaches the boot loop even when the KeyboardInterrupt itself is lost
+    # (Python ignores exceptions raised in its fork handlers, and QEMU is started by fork).
+    def handler(_signum: int, _frame: object) -> None:
+        cancel.set()
+        raise KeyboardInterrupt
+
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+def run(
+    kernel: Annotated[
+        str | None,
+        typer.Argument(
+            help="bzImage path or debian:cloud|amd64|rt|linux-image-<...> (optional with --plan)."
+        ),
+    ] = None,
+    samples: Annotated[
+        int | None,
+        typer.Option("-n", "--samples", help=f"Boots per variant (default: {defaults.SAMPLES_PER_VARIANT})."),
+    ] = None,
+    variant: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--variant",
+            help="NAME:OPTION=VALUE,... with OPTION append, kernel, smp, mem, cpu, icount, qemu-arg, marker,"
+            " initrd, command (repeat for each variant).",
+        ),
+    ] = None,
+    plan_file: Annotated[Path | None, typer.Option("--plan", help="TOML plan (same option names).")] = None,
+    warmup: Annotated[
+        int | None,
+        typer.Option("--warmup", help=f"Warm-up boots per variant (default {defaults.WARMUP_BOOTS})."),
+    ] = None,
+    append: Annotated[str | None, typer.Option("--append", help="Kernel command line to add.")] = None,
+    smp: Annotated[int | None, typer.Option("--smp", help="vCPUs (default: 1).")] = None,
+    mem: Annotated[int | None, typer.Option("--mem", help="Guest memory in MiB (default: 512).")] = None,
+    cpu: Annotated[str | None, typer.Option("--cpu", help="QEMU -cpu model.")] = None,
+    icount: Annotated[
+        int | None, typer.Option("--icount", help="TCG: -icount shift=N,sleep=off (one vCPU).")
+    ] = None,
+    qemu_arg: Annotated[list[str] | None, typer.Option("--qemu-arg", help="Extra QEMU arguments.")] = None,
+    marker: Annotated[
+        str | None, typer.Option("--marker", help="Regex of the line that ends a boot.")
+    ] = None,
+    initrd: Annotated[
+        Path | None, typer.Option("--initrd", help="Your own initramfs (use --marker).")
+    ] = None,
+    command: Annotated[
+        list[str] | None, typer.Option("--command", help="Shell command the guest runs before the marker.")
+    ] = None,
+    seed: Annotated[int | None, typer.Option("--seed", help="Boot order seed (default: random).")] = None,
+    timeout: Annotated[
+        float | None,
+        typer.Option("--timeout", help=f"Seconds per boot (default {defaults.BOOT_TIMEOUT_S:g})."),
+    ] = None,
+    accel: Annotated[str | None, typer.Option("--accel", help="auto, kvm or tcg (default: auto).")] = None,
+    jobs: Annotated[int | None, typer.Option("-j", "--jobs", help="Boots at once (default: 1).")] = None,
+    quiet_host: Annotated[
+        bool, typer.Option("--quiet-host", help="Wait for an idle host; re-run disturbed boots.")
+    ] = False,
+    until: Annotated[str | None, typer.Option("--until", help="'precise': add rounds until precise.")] = None,
+    precision: Annotated[str | None, typer.Option("--precision", help="Target for --until, e.g. 1%.")] = None,
+    max_n: Annotated[int | None, typer.Option("--max-n", help="At most this many boots per variant.")] = None,
+    resume: Annotated[
+        str | None, typer.Option("--resume", help="Finish experiment ID (or 'latest').")
+    ] = None,
+    db: Annotated[str, typer.Option("--db", help="SQLite path or database URL.")] = defaults.DEFAULT_DB,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+) -> None:
+    """Boot a kernel (and variants) many times in QEMU, interleaved, and store every boot."""
+    # soft_wrap: the closing lines (paths, the accelerator's reason) stay whole for grep and copy-paste.
+    out = Console(highlight=False, soft_wrap=True)
+    err = Console(stderr=True, highlight=False)
+    reporter: Reporter = SilentReporter() if as_json else RichReporter(err)
+    cancel = threading.Event()
+    with _stop_on_signals(cancel), Store.open(db) as store:
+        if resume is not None:
+            if kernel or variant or plan_file:
+                raise InputError("--resume takes no KERNEL, --variant or --plan: it reruns the stored plan")
+            result = resume_experiment(resume, store, reporter, cancel=cancel)
+        else:
+            if not kernel and plan_file is None:
+                raise InputError("give a KERNEL (path or debian:cloud), a --plan file, or --resume ID")
+            options: list[tuple[str, Any]] = [
+                (name, value)
+                for name, value in (
+                    ("append", append),
+                    ("smp", smp),
+                    ("mem", mem),
+                    ("cpu", cpu),
+                    ("icount", icount),
+                    ("marker", marker),
+                    ("initrd", initrd),
+                )
+                if value is not None
+            ]
+            options += [("qemu-arg", value) for value in qemu_arg or []]
+            options += [("command", value) for value in command or []]
+            plan = build_plan(
+                kernel=kernel,
+                base_options=options,
+                variant_texts=variant or [],
+                plan_file=plan_file,
+                settings={
+                    "samples_per_variant": samples,
+                    "warmup_per_variant": warmup,
+                    "seed": seed,
+                    "timeout_s": timeout,
+                    "accel": accel,
+                    "jobs": jobs,
+                    "quiet_host": quiet_host or None,
+                    "until": until,
+                    "precision": _precision(precision),
+                    "max_n": max_n,
+                },
+            )
+            result = start_experiment(plan, store, reporter, cancel=cancel)
+        boots = store.boots(result.experiment.id)
+        summaries = summarize(boots, [v.name for v in result.experiment.variants])
+        failed = failed_boots(boots)
+        if as_json:
+            out.print_json(json.dumps(_document(result, summaries, store.name)))
+            return
+        _print_summary(out, result, summaries, store.name, seed_given=seed is not None or resume is not None)
+        for boot in failed[:_MAX_FAILED_SHOWN]:
+            out.print(
+                f"  boot {boot.index} ({escape(boot.variant)}): [red]{escape(boot.outcome)}[/red]"
+                f" {escape(boot.reason)}"
+            )
+        if len(failed) > _MAX_FAILED_SHOWN:
+            out.print(f"  ... and {len(failed) - _MAX_FAILED_SHOWN} more failed boots (bootscope export)")
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _print_summary(
+    out: Console, result: RunResult, summaries: list[VariantSummary], db: str, seed_given: bool
+) -> None:
+    exp = result.experiment
+    counts = Table(title=f"experiment {exp.id}: {exp.status}", title_justify="left")
+    counts.add_column("variant")
+    for heading in ("ok", "failed", "warm-up", "disturbed"):
+        counts.add_column(heading, justify="right")
+    for summary in summaries:
+        counts.add_row(
+            escape(summary.name),
+            str(summary.ok),
+            str(summary.failed),
+            str(summary.warmup),
+            str(summary.disturbed),
+        )
+    out.print(counts)
+    metrics = Table(title="measured ok boots (seconds)", title_justify="left")
+    for heading in ("metric", "variant", "n", "median", "min", "max"):
+        metrics.add_column(heading, justify="left" if heading in ("metric", "variant") else "right")
+    for metric in SUMMARY_METRICS:
+        for summary in summaries:
+            spread = summary.metrics[metric]
+            metrics.add_row(
+                metric,
+                escape(summary.name),
+                str(spread.n),
+                _fmt(spread.median),
+                _fmt(spread.min),
+                _fmt(spread.max),
+            )
+        metrics.add_section()
+    out.print(metrics)
+    out.print(f"accelerator: {escape(exp.accel)} ({escape(exp.accel_reason)})")
+    how = "" if seed_given else f" (drawn at random: --seed {exp.seed} repeats this order)"
+    out.print(f"seed: {exp.seed}{how}; boots run now: {result.boots_run}")
+    if result.stopped_early:
+        out.print("stopped early: the --until rule was satisfied")
+    out.print(f"stored: experiment {exp.id} in {escape(db)} (bootscope export {exp.id} --db {escape(db)})")
+
+
+def _document(result: RunResult, summaries: list[VariantSummary], db: str) -> dict[str, Any]:
+    exp = result.experiment
+    return {
+        "experiment": exp.id,
+        "db": db,
+        "status": exp.status,
+        "seed": exp.seed,
+        "accel": exp.accel,
+        "accel_reason": exp.accel_reason,
+        "boots_run": result.boots_run,
+        "stopped_early": result.stopped_early,
+        "notes": list(result.notes),
+        "variants": [
+            {
+                "name": s.name,
+                "ok": s.ok,
+                "failed": s.failed,
+                "warmup": s.warmup,
+                "disturbed": s.disturbed,
+                "metrics": {
+                    name: {"n": m.n, "median": m.median, "min": m.min, "max": m.max}
+                    for name, m in s.metrics.items()
+                },
+            }
+            for s in summaries
+        ],
+    }

@@ -1,0 +1,341 @@
+"""`bootscope sweep`, `bootscope history`, `bootscope bisect-run`: regression hunting (issue 7, seed 001)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from bootscope.defaults import ALPHA, DEFAULT_DB
+from bootscope.errors import BootError, BootscopeError, InputError, StatsError
+from bootscope.experiment.plan import Plan, VariantSpec, apply_option, resolve_seed
+from bootscope.experiment.progress import Reporter, RichReporter, SilentReporter
+from bootscope.stats.compare import FASTER, SLOWER, Options
+
+FORMATS = ("table", "json")
+# Plan-file keys that are run settings rather than options of the booted machine.
+_SETTINGS = ("samples", "warmup", "seed", "jobs", "timeout", "accel", "metric")
+
+
+def _definition(metric: str) -> str:
+    from bootscope.analyze.metrics import DEFINITIONS
+
+    if metric not in DEFINITIONS:
+        raise InputError(f"unknown metric {metric!r}; known metrics: {', '.join(DEFINITIONS)}")
+    return DEFINITIONS[metric]
+
+
+def _check_format(fmt: str) -> None:
+    if fmt not in FORMATS:
+        raise InputError(f"unknown format {fmt!r}; use table or json")
+
+
+def _reporter(fmt: str) -> Reporter:
+    return SilentReporter() if fmt == "json" else RichReporter()
+
+
+def _ci(ci: tuple[float, float] | list[float] | None) -> str:
+    return f"[{ci[0]:+.3f}, {ci[1]:+.3f}]" if ci else "-"
+
+
+def _interval(ci: tuple[float, float] | None) -> str:
+    return "-" if ci is None else f"[{ci[0]:.3f}, {ci[1]:.3f}]"
+
+
+def _p(p: float | None) -> str:
+    return "-" if p is None else f"{p:.3g}"
+
+
+def sweep(
+    kernel: Annotated[
+        str | None, typer.Argument(help="Kernel: a bzImage path or debian:<flavour|package>.")
+    ] = None,
+    param: Annotated[
+        list[str] | None,
+        typer.Option("--param", help="NAME=V1,V2,...: a kernel option, smp, mem, cpu, kernel or append."),
+    ] = None,
+    n: Annotated[
+        int | None, typer.Option("-n", help="Boots per cell [default: the plan's, else 12].")
+    ] = None,
+    plan_file: Annotated[Path | None, typer.Option("--plan", help="TOML with a \\[grid] table.")] = None,
+    db: Annotated[str, typer.Option(help="SQLite file or PostgreSQL URL of the store.")] = DEFAULT_DB,
+    fmt: Annotated[str, typer.Option("--format", help="table or json.")] = "table",
+    metric: Annotated[str, typer.Option(help="Metric to compare.")] = "kernel_init_s",
+    jobs: Annotated[int, typer.Option("-j", "--jobs", help="Boots at once.")] = 1,
+    warmup: Annotated[int, typer.Option(help="Warm-up boots per cell (not measured).")] = 1,
+    seed: Annotated[int | None, typer.Option(help="Seed of the interleaved order.")] = None,
+    alpha: Annotated[float, typer.Option(help="Significance level (Holm-corrected over the cells).")] = ALPHA,
+    accel: Annotated[str, typer.Option(help="auto, kvm or tcg.")] = "auto",
+    timeout: Annotated[float, typer.Option(help="Seconds before a boot is given up.")] = 120.0,
+) -> None:
+    """Boot a grid of options, machines and kernels; compare every cell with the baseline cell."""
+    from bootscope.experiment.sweep import expand_grid, parse_param, read_grid_file, run_sweep, sweep_plan
+    from bootscope.store import Store
+
+    _check_format(fmt)
+    params = [parse_param(text) for text in param or []]
+    base = VariantSpec(name="base", kernel="")
+    settings: dict[str, Any] = {}
+    if plan_file is not None:
+        file_params, settings = read_grid_file(plan_file)
+        params = file_params + params
+        for key, value in settings.items():
+            if key.replace("_", "-") not in _SETTINGS:
+                base = apply_option(base, key, value)
+    if kernel:
+        base = apply_option(base, "kernel", kernel)
+    if not base.kernel and not any(p.name == "kernel" for p in params):
+        raise InputError("name a KERNEL (or kernel = ... in the plan, or --param kernel=A,B)")
+    if not base.kernel:
+        base = apply_option(base, "kernel", "unset")  # every cell sets its own kernel
+    metric = str(settings.get("metric", metric))
+    _definition(metric)
+    cells = expand_grid(params)
+    template = Plan(
+        variants=(base,),
+        seed=resolve_seed(settings.get("seed", seed)),
+        samples_per_variant=n if n is not None else int(settings.get("samples", 12)),
+        warmup_per_variant=int(settings.get("warmup", warmup)),
+        timeout_s=float(settings.get("timeout", timeout)),
+        accel=str(settings.get("accel", accel)),
+        jobs=int(settings.get("jobs", jobs)),
+    )
+    plan = sweep_plan(cells, base, template)
+    with Store.open(db) as store:
+        result = run_sweep(cells, plan, store, metric, Options(alpha=alpha), _reporter(fmt))
+    from bootscope.experiment.sweep import sweep_json
+
+    data = sweep_json(result)
+    if fmt == "json":
+        print(json.dumps(data, indent=2))
+        return
+    _print_sweep(data, [p.name for p in params])
+
+
+def _print_sweep(data: dict[str, Any], names: list[str]) -> None:
+    console = Console()
+    table = Table(title=f"sweep: run {data['run']}, {escape(data['metric'])} (s), baseline = first cell")
+    for name in names:
+        table.add_column(escape(name))
+    for column in ("n", "median", "shift", "95% CI", "p (Holm)", "verdict"):
+        table.add_column(column, justify="right" if column != "verdict" else "left")
+    for cell in data["cells"]:
+        verdict = cell["verdict"]
+        style = {FASTER: "green", SLOWER: "red"}.get(verdict, "")
+        shown = f"[{style}]{escape(verdict)}[/{style}]" if style else escape(verdict)
+        table.add_row(
+            *(escape(cell["params"][name]) for name in names),
+            str(cell["n"]),
+            f"{cell['median']:.3f}",
+            f"{cell['shift']['estimate']:+.3f}",
+            _ci(cell["shift"]["ci"]),
+            _p(cell["p"]),
+            shown,
+        )
+    console.print(table)
+    best = data["best"]
+    best_text = ", ".join(f"{k}={v}" for k, v in best["params"].items()) if best else "-"
+    console.print(f"best cell: {escape(best_text)}")
+    effects = Table(title="main effects: median per level, pooled over the other parameters (s)")
+    for column in ("parameter", "levels", "spread"):
+        effects.add_column(column)
+    for effect in data["main_effects"]["parameters"]:
+        levels = "  ".join(f"{lv['level'] or '(none)'}: {lv['median']:.3f}" for lv in effect["levels"])
+        effects.add_row(escape(effect["name"]), escape(levels), f"{effect['spread']:.3f}")
+    console.print(effects)
+    dominant = data["main_effects"]["dominant"]
+    console.print(f"moves {escape(data['metric'])} most: {escape(dominant or '-')}")
+    console.print(f"{escape(data['metric'])}: {escape(_definition(data['metric']))}")
+
+
+def history(
+    spec: Annotated[str | None, typer.Argument(help="debian:<flavour> or a first kernel.")] = None,
+    versions: Annotated[
+        str, typer.Option(help="'all' (every offered debian:<flavour> kernel) or a list: 47,52 or specs.")
+    ] = "all",
+    n: Annotated[int, typer.Option("-n", help="Boots per version.")] = 12,
+    from_run: Annotated[
+        str | None, typer.Option("--from-run", help="Read a stored run (its variants in order) instead.")
+    ] = None,
+    db: Annotated[str, typer.Option(help="SQLite file or PostgreSQL URL of the store.")] = DEFAULT_DB,
+    metric: Annotated[str, typer.Option(help="Metric of the series.")] = "kernel_init_s",
+    plot: Annotated[Path | None, typer.Option(help="Write a .png or .svg of the series.")] = None,
+    fmt: Annotated[str, typer.Option("--format", help="table or json.")] = "table",
+    append: Annotated[str, typer.Option(help="Extra kernel command line for every version.")] = "",
+    smp: Annotated[int, typer.Option(help="vCPUs.")] = 1,
+    mem: Annotated[int, typer.Option(help="Guest memory in MiB.")] = 512,
+    jobs: Annotated[int, typer.Option("-j", "--jobs", help="Boots at once.")] = 1,
+    warmup: Annotated[int, typer.Option(help="Warm-up boots per version.")] = 1,
+    seed: Annotated[int | None, typer.Option(help="Seed of the interleaved order.")] = None,
+    alpha: Annotated[float, typer.Option(help="Significance level of the change-point tests.")] = ALPHA,
+    accel: Annotated[str, typer.Option(help="auto, kvm or tcg.")] = "auto",
+) -> None:
+    """The metric across kernel versions, and the steps (change points) where it moved."""
+    from bootscope.experiment.history import history_from_run, history_plan, resolve_versions, run_history
+    from bootscope.store import Store
+
+    _check_format(fmt)
+    _definition(metric)
+    if (spec is None) == (from_run is None):
+        raise InputError("give either SPEC (to boot a series) or --from-run RUN (to read one)")
+    with Store.open(db) as store:
+        if from_run is not None:
+            result = history_from_run(store, from_run, metric, alpha)
+        else:
+            assert spec is not None
+            kernels = resolve_versions(spec, versions)
+            base = VariantSpec(name="base", kernel=kernels[0], append=append, smp=smp, mem_mb=mem)
+            template = Plan(
+                variants=(base,),
+                seed=resolve_seed(seed),
+                samples_per_variant=n,
+                warmup_per_variant=warmup,
+                jobs=jobs,
+                accel=accel,
+            )
+            result = run_history(history_plan(kernels, base, template), store, metric, alpha, _reporter(fmt))
+    changes = result.change_points.change_points
+    if plot is not None:
+        from bootscope.report.series_plot import plot_series
+
+        plot_series(
+            [p.name for p in result.positions],
+            [p.samples for p in result.positions],
+            [(p.median, p.median_ci) for p in result.positions],
+            [(c.index, f"{c.shift:+.3f} s, p={c.p_adjusted:.2g}") for c in changes],
+            metric,
+            plot,
+        )
+    if fmt == "json":
+        print(json.dumps(_history_json(result), indent=2))
+        return
+    console = Console()
+    table = Table(title=f"history: run {result.run}, {escape(metric)} (s)")
+    for column in ("#", "version", "kernel", "n", "median", "95% CI of median"):
+        table.add_column(column)
+    for i, position in enumerate(result.positions):
+        table.add_row(
+            str(i), escape(position.name), escape(position.kernel), str(position.n),
+            f"{position.median:.3f}",
+            _interval(position.median_ci),
+        )  # fmt: skip
+        for change in changes:
+            if change.index == i:
+                table.add_row(
+                    "", f"[bold]^ change: {change.shift:+.3f} s[/bold]", f"CI {_ci(change.shift_ci)}", "",
+                    "", f"p = {change.p_adjusted:.3g}",
+                )  # fmt: skip
+    console.print(table)
+    if not changes:
+        console.print(f"no change point at alpha {alpha} (flat within the noise)")
+    for change in changes:
+        before, after = result.positions[change.index].name, result.positions[change.index + 1].name
+        console.print(
+            f"change between {escape(before)} and {escape(after)}: {change.shift:+.3f} s "
+            f"{_ci(change.shift_ci)}, p = {change.p_adjusted:.3g} (permutation, adjusted)"
+        )
+    console.print(f"method: {escape(result.change_points.method)}")
+    console.print(f"{escape(metric)}: {escape(_definition(metric))}")
+
+
+def _history_json(result: Any) -> dict[str, Any]:
+    return {
+        "run": result.run,
+        "metric": result.metric,
+        "unit": result.unit,
+        "positions": [
+            {
+                "name": p.name,
+                "kernel": p.kernel,
+                "n": p.n,
+                "median": p.median,
+                "median_ci": list(p.median_ci) if p.median_ci else None,
+            }
+            for p in result.positions
+        ],
+        "change_points": [
+            {
+                "after": c.index,
+                "between": [result.positions[c.index].name, result.positions[c.index + 1].name],
+                "shift": {"estimate": c.shift, "ci": list(c.shift_ci) if c.shift_ci else None},
+                "relative": c.shift_relative,
+                "p": c.p,
+                "p_adjusted": c.p_adjusted,
+            }
+            for c in result.change_points.change_points
+        ],
+        "method": result.change_points.method,
+        "alpha": result.change_points.alpha,
+    }
+
+
+def bisect_run(
+    build: Annotated[
+        str | None, typer.Option(help="Build command, run by the shell (e.g. 'make -j8 bzImage').")
+    ] = None,
+    kernel: Annotated[Path, typer.Option(help="The kernel image the build leaves.")] = Path(
+        "arch/x86/boot/bzImage"
+    ),
+    baseline: Annotated[str, typer.Option(help="RUN:VARIANT of the stored good boots.")] = "",
+    metric: Annotated[str, typer.Option(help="Metric to compare.")] = "kernel_init_s",
+    threshold: Annotated[str, typer.Option(help="Slower by more than this is bad: 5% or 0.05.")] = "5%",
+    n: Annotated[int, typer.Option("-n", help="Boots per batch.")] = 6,
+    max_n: Annotated[int, typer.Option("--max-n", help="Most boots before giving up (exit 125).")] = 24,
+    db: Annotated[str, typer.Option(help="SQLite file or PostgreSQL URL of the store.")] = DEFAULT_DB,
+    append: Annotated[str | None, typer.Option(help="Kernel command line [default: the baseline's].")] = None,
+    append_file: Annotated[
+        Path | None,
+        typer.Option("--append-file", help="Read the command line from this file after the build."),
+    ] = None,
+    alpha: Annotated[float, typer.Option(help="Significance level, split over the looks.")] = ALPHA,
+    warmup: Annotated[int, typer.Option(help="Warm-up boots per batch.")] = 0,
+) -> None:
+    """For `git bisect run`: build, boot, compare with the baseline; exit 0 good, 1 bad, 125 skip."""
+    from bootscope.experiment import bisect
+
+    try:
+        if ":" not in baseline:
+            raise InputError("--baseline RUN:VARIANT is required (a stored run of the good kernel)")
+        fraction = bisect.parse_threshold(threshold)
+        _definition(metric)
+        bisect.looks_allowed(n, max_n)
+    except BootscopeError as error:
+        _bisect_exit(f"error: {error}", bisect.EXIT_ABORT)
+    if build:
+        ok, tail = bisect.run_build(build, Path.cwd())
+        if not ok:
+            _bisect_exit(f"build failed, skipping this commit: {tail}", bisect.EXIT_SKIP)
+    from bootscope.store import Store
+
+    try:
+        command_line = append
+        if append_file is not None:
+            try:
+                command_line = append_file.read_text(encoding="utf-8").strip()
+            except OSError as error:
+                raise BootError(f"--append-file {append_file}: {error.strerror}") from None
+        with Store.open(db) as store:
+            reference = bisect.load_baseline(store, baseline, metric)
+            outcome = bisect.bisect_commit(
+                store=store, baseline=reference, kernel=kernel, append=command_line, metric=metric,
+                threshold=fraction, alpha=alpha, n=n, max_n=max_n, warmup=warmup, reporter=SilentReporter(),
+            )  # fmt: skip
+    except (BootError, StatsError) as error:
+        # This commit cannot be measured (it does not boot, or too few boots finished): skip it.
+        _bisect_exit(f"cannot test this commit, skipping: {error}", bisect.EXIT_SKIP)
+    except BootscopeError as error:
+        # Bad baseline, store or options: every commit would fail alike, so stop the bisect.
+        _bisect_exit(f"error: {error}", bisect.EXIT_ABORT)
+    _bisect_exit(f"{outcome.message} (runs {', '.join(map(str, outcome.runs))})", outcome.exit_code)
+
+
+def _bisect_exit(message: str, code: int) -> NoReturn:
+    print(f"bootscope bisect-run: {message}", file=sys.stderr)
+    # sys.exit, not typer.Exit: the CLI runs typer with standalone_mode=False, which swallows Exit codes.
+    sys.exit(code)

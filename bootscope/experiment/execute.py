@@ -1,0 +1,384 @@
+"""Run an experiment: boot every slot of the schedule, measure it, and store it the moment it ends.
+
+One accelerator choice and one initramfs per experiment; boots run one at a time or ``jobs`` at once
+(threads, each QEMU pinned to its own cores). Ctrl-C or any failure leaves the finished boots stored
+and the experiment ``interrupted``; :func:`resume_experiment` runs only the missing positions, in the
+same seeded order. Under ``quiet_host`` a boot that other processes disturbed is re-run (a bounded
+number of times); the disturbed attempt stays stored, marked superseded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from queue import Queue
+
+from bootscope import defaults
+from bootscope.analyze import analyze_boot
+from bootscope.errors import BootscopeError, InputError, ParseError
+from bootscope.experiment.hostinfo import host_info
+from bootscope.experiment.plan import Plan, VariantSpec, plan_from_dict
+from bootscope.experiment.progress import Reporter, SilentReporter
+from bootscope.experiment.schedule import Slot, build_schedule
+from bootscope.experiment.stopping import STOP_METRIC, StopRule, stop_rule_for
+from bootscope.model import Boot, LogLine
+from bootscope.parse import parse_captured
+from bootscope.sources.accel import AccelChoice, choose_accel
+from bootscope.sources.hostload import HostLoadMeter, wait_for_idle
+from bootscope.sources.initramfs import InitramfsSpec, build_initramfs
+from bootscope.sources.kernels import resolve_kernel
+from bootscope.sources.qemu import BootConfig, boot_once, validate
+from bootscope.store import BootRecord, ExperimentRecord, Store, VariantRecord
+from bootscope.store.records import STATUS_COMPLETE, STATUS_INTERRUPTED, STATUS_RUNNING
+
+# A boot is "disturbed" when other processes kept, on average, more than this many CPUs busy while it
+# ran: on 2 cores a quarter CPU of someone else's work measurably slows a TCG guest.
+DISTURBED_OTHER_CPUS = 0.25
+IDLE_OTHER_CPUS = 0.2  # --quiet-host waits until others use less than this many CPUs
+IDLE_WAIT_S = 60.0  # ... but no longer than this before each boot
+QUIET_HOST_ATTEMPTS = 3  # a disturbed boot is run at most this many times in all
+UNTIL_MAX_ROUNDS_FACTOR = 4  # --until precise without --max-n: at most 4x -n rounds
+
+_LEADING_ESCAPES = re.compile(r"^(?:\x1b(?:\[[0-9;?]*[A-Za-z]|[^\[]))+")
+METRICS = ("kernel_init_s", "userspace_s", "host_wall_s", "host_kernel_start_s")
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    """How a run ended: the experiment, its final status, boots run now, and notes for the user."""
+
+    experiment: ExperimentRecord
+    status: str
+    boots_run: int
+    stopped_early: bool = False
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class _Runner:
+    store: Store
+    experiment: ExperimentRecord
+    plan: Plan
+    configs: dict[str, BootConfig]
+    releases: dict[str, str | None]
+    reporter: Reporter
+    cancel: threading.Event = field(default_factory=threading.Event)
+    pids: set[int] = field(default_factory=set)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    core_sets: list[tuple[int, ...] | None] = field(default_factory=lambda: [None])
+    notes: list[str] = field(default_factory=list)
+    boots_run: int = 0
+
+    def note(self, message: str) -> None:
+        """Tell the user (through the reporter) and keep the note for the result."""
+        self.notes.append(message)
+        self.reporter.note(message)
+
+    def run_slot(self, slot: Slot, first_attempt: int, affinity: tuple[int, ...] | None) -> None:
+        variant = next(v for v in self.plan.variants if v.name == slot.variant)
+        config = replace(self.configs[slot.variant], cpu_affinity=affinity)
+        last_attempt = max(first_attempt, QUIET_HOST_ATTEMPTS - 1) if self.plan.quiet_host else first_attempt
+        for attempt in range(first_attempt, last_attempt + 1):
+            self._stop_if_cancelled()
+            if self.plan.quiet_host and not wait_for_idle(IDLE_OTHER_CPUS, IDLE_WAIT_S):
+                self.note(f"host not idle after {IDLE_WAIT_S:g} s; booting anyway")
+            self.reporter.boot_started(slot)
+            meter = HostLoadMeter()
+            started_at = datetime.now(UTC).isoformat(timespec="milliseconds")
+            meter.start()
+            started: list[int] = []
+
+            def on_start(pid: int, meter: HostLoadMeter = meter, started: list[int] = started) -> None:
+                meter.watch(pid)
+                started.append(pid)
+                with self.lock:
+                    self.pids.add(pid)
+
+            boot = boot_once(config, on_line=self._on_line, on_start=on_start)
+            load = meter.stop()
+            with self.lock:
+                self.pids.difference_update(started)  # boot_once has reaped it
+            # Stopped by us: its outcome says nothing about the kernel, so it is not recorded.
+            self._stop_if_cancelled()
+            metrics, release, note = measure(boot, variant, self.releases[slot.variant])
+            disturbed = load.other_cpus > DISTURBED_OTHER_CPUS
+            retry = self.plan.quiet_host and disturbed and attempt < last_attempt
+            record = BootRecord(
+                variant=slot.variant,
+                index=slot.index,
+                warmup=slot.warmup,
+                outcome=boot.outcome.value,
+                reason="; ".join(part for part in (boot.reason, note) if part),
+                accel=boot.accel,
+                command=boot.command,
+                kernel_release=release,
+                host_start_ns=boot.host_start_ns,
+                disturbed=disturbed,
+                other_cpu_s=round(load.other_cpu_s, 3),
+                steal_s=round(load.steal_s, 3),
+                started_at=started_at,
+                attempt=attempt,
+                superseded=retry,
+                metrics=metrics,
+            )
+            self.store.record_boot(self.experiment.id, record, boot.lines)
+            with self.lock:
+                self.boots_run += 1
+            self.reporter.boot_done(slot, record)
+            if not retry:
+                return
+
+    def _stop_if_cancelled(self) -> None:
+        if self.cancel.is_set():
+            raise KeyboardInterrupt
+
+    def _on_line(self, _line: LogLine) -> None:
+        # A Ctrl-C that arrives while Python forks QEMU is swallowed by the fork handlers; the CLI's
+        # signal handler also sets ``cancel``, so the boot still stops at its next console line.
+        self._stop_if_cancelled()
+
+    def kill_running(self) -> None:
+        """Stop every QEMU this run started and has not reaped (their boots are not recorded)."""
+        self.cancel.set()
+        with self.lock:
+            pids = list(self.pids)
+        for pid in pids:
+            if _is_our_child(pid):
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(pid, signal.SIGKILL)
+
+
+def _is_our_child(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    fields = stat[stat.rfind(")") + 2 :].split()
+    return len(fields) > 1 and fields[1] == str(os.getpid())
+
+
+def measure(
+    boot: Boot, variant: VariantSpec, release_hint: str | None
+) -> tuple[dict[str, float | None], str | None, str]:
+    """Return (metrics in seconds, kernel release, note) for one boot; the note says why a boot could
+    not be analysed (then the metrics are empty). Never raises for a bad log."""
+    note = ""
+    # Firmware's terminal resets (ESC c, ESC [2J) can share a line with the marker when the kernel is
+    # quiet; the parse patterns match at line start, so they are dropped for analysis (the store keeps
+    # the raw line).
+    captured = [
+        replace(line, text=_LEADING_ESCAPES.sub("", line.text)) if line.text.startswith("\x1b") else line
+        for line in boot.lines
+    ]
+    try:
+        parsed = parse_captured(captured)
+        lines: list[LogLine] = [line for part in parsed.boots for line in part]
+    except ParseError:
+        # `quiet` hides every timed kernel line, yet the marker still carries the guest's uptime.
+        lines, note = captured, "no timed kernel line, so no kernel_init_s"
+    try:
+        # The default marker carries the guest's own uptime, which analyze reads itself; a user's marker
+        # (a shell prompt) is matched by regex.
+        marker = None if variant.marker == defaults.MARKER_PREFIX else variant.marker
+        breakdown = analyze_boot(lines, marker_regex=marker, host_start_ns=boot.host_start_ns)
+    except BootscopeError as error:
+        return {}, release_hint, f"not analysed: {error}"
+    metrics = {name: getattr(breakdown.metrics, name) for name in METRICS}
+    return metrics, breakdown.identity.release or release_hint, note
+
+
+def prepare_configs(plan: Plan, accel: str) -> tuple[dict[str, BootConfig], dict[str, str | None]]:
+    """Return each variant's BootConfig (kernel resolved, initramfs built, no CPU pinning) and the
+    kernel release its image names; raises BootError (no kernel, no busybox) or InputError."""
+    configs: dict[str, BootConfig] = {}
+    releases: dict[str, str | None] = {}
+    for variant in plan.variants:
+        user_initrd = Path(variant.initrd) if variant.initrd else None
+        kernel = resolve_kernel(variant.kernel, initrd=user_initrd)
+        initrd = user_initrd or build_initramfs(InitramfsSpec(commands_before_marker=variant.commands))
+        config = BootConfig(
+            kernel=kernel.image,
+            initrd=initrd,
+            append=variant.append,
+            smp=variant.smp,
+            mem_mb=variant.mem_mb,
+            cpu=variant.cpu,
+            accel=accel,
+            icount_shift=variant.icount_shift,
+            extra_qemu_args=variant.qemu_args,
+            timeout_s=plan.timeout_s,
+            marker_regex=variant.marker,
+            # The marker ends the measurement; waiting for the guest's poweroff would only cost time.
+            stop_on_marker=True,
+        )
+        try:
+            validate(config)
+        except InputError as error:
+            raise InputError(f"variant {variant.name}: {error}") from None
+        configs[variant.name] = config
+        releases[variant.name] = kernel.release
+    return configs, releases
+
+
+def _choose_accel(plan: Plan) -> AccelChoice:
+    if plan.accel == "auto" and any(v.icount_shift is not None for v in plan.variants):
+        return AccelChoice("tcg", "TCG: --icount counts instructions, which only TCG can do")
+    first = plan.variants[0]
+    user_initrd = Path(first.initrd) if first.initrd else None
+    kernel = resolve_kernel(first.kernel, initrd=user_initrd)
+    initrd = user_initrd or build_initramfs(InitramfsSpec(commands_before_marker=first.commands))
+    return choose_accel(plan.accel, kernel.image, initrd)
+
+
+def start_experiment(
+    plan: Plan,
+    store: Store,
+    reporter: Reporter | None = None,
+    stop_rule: StopRule | None = None,
+    cancel: threading.Event | None = None,
+) -> RunResult:
+    """Create the experiment for ``plan`` in ``store`` and run it; return how it ended.
+
+    ``stop_rule`` overrides the rule that ``plan.until`` names; setting ``cancel`` (e.g. from a signal
+    handler) stops the run as Ctrl-C does. Raises BootError/InputError before
+    anything is stored (no kernel, bad options), StoreError if the store fails, KeyboardInterrupt on
+    Ctrl-C (after marking the experiment interrupted)."""
+    reporter = reporter or SilentReporter()
+    rule = stop_rule if stop_rule is not None else stop_rule_for(plan.until, plan.precision)
+    choice = _choose_accel(plan)
+    configs, releases = prepare_configs(plan, choice.accel)
+    experiment = store.create_experiment(
+        plan=plan.to_dict(),
+        seed=plan.seed,
+        accel=choice.accel,
+        accel_reason=choice.reason,
+        host=host_info(),
+        variants=[VariantRecord(v.name, v.config()) for v in plan.variants],
+    )
+    return _execute(store, experiment, plan, configs, releases, reporter, rule, cancel)
+
+
+def resume_experiment(
+    experiment_id: int | str,
+    store: Store,
+    reporter: Reporter | None = None,
+    stop_rule: StopRule | None = None,
+    cancel: threading.Event | None = None,
+) -> RunResult:
+    """Run the positions of a stored experiment that have no final boot yet (same plan, seed, order
+    and accelerator); return how it ended. Raises like :func:`start_experiment`."""
+    reporter = reporter or SilentReporter()
+    experiment = store.experiment(experiment_id)
+    plan = plan_from_dict(experiment.plan)
+    rule = stop_rule if stop_rule is not None else stop_rule_for(plan.until, plan.precision)
+    configs, releases = prepare_configs(plan, experiment.accel)
+    if experiment.status != STATUS_RUNNING:
+        store.set_status(experiment.id, STATUS_RUNNING)
+    return _execute(store, experiment, plan, configs, releases, reporter, rule, cancel)
+
+
+def _core_sets(jobs: int, smp: int, note: Callable[[str], None]) -> list[tuple[int, ...] | None]:
+    """Return one CPU set per parallel job (None: no pinning for -j 1), overlapping when too few."""
+    if jobs == 1:
+        return [None]
+    cores = sorted(os.sched_getaffinity(0))
+    if jobs * smp > len(cores):
+        note(
+            f"-j {jobs} x smp {smp} needs {jobs * smp} cores but {len(cores)} are available: parallel boots"
+            " will share cores and slow each other down (the guest-side times shift)"
+        )
+    return [tuple(cores[(job * smp + k) % len(cores)] for k in range(smp)) for job in range(jobs)]
+
+
+def _execute(
+    store: Store,
+    experiment: ExperimentRecord,
+    plan: Plan,
+    configs: dict[str, BootConfig],
+    releases: dict[str, str | None],
+    reporter: Reporter,
+    rule: StopRule | None,
+    cancel: threading.Event | None,
+) -> RunResult:
+    rounds = plan.samples_per_variant
+    if rule is not None:
+        rounds = plan.max_n or plan.samples_per_variant * UNTIL_MAX_ROUNDS_FACTOR
+    schedule = build_schedule(
+        [v.name for v in plan.variants], rounds, plan.warmup_per_variant, experiment.seed
+    )
+    stored = store.boots(experiment.id)
+    done = {boot.index for boot in stored if not boot.superseded}
+    next_attempt: dict[int, int] = {}
+    for boot in stored:
+        next_attempt[boot.index] = max(next_attempt.get(boot.index, 0), boot.attempt + 1)
+    pending = [slot for slot in schedule if slot.index not in done]
+    runner = _Runner(store, experiment, plan, configs, releases, reporter, cancel or threading.Event())
+    max_smp = max(config.smp for config in configs.values())
+    runner.core_sets = _core_sets(plan.jobs, max_smp, runner.note)
+    reporter.started(experiment.id, len(schedule), len(schedule) - len(pending))
+    stopped_early = False
+    try:
+        batches: list[list[Slot]] = [pending]
+        if rule is not None:
+            # Rounds one by one: the rule decides after each complete measured round.
+            batches = [[s for s in pending if s.round == r] for r in sorted({s.round for s in pending})]
+        for batch in batches:
+            _run_batch(runner, batch, next_attempt)
+            last_round = batch[-1].round if batch else -1
+            if rule is not None and last_round + 1 - plan.warmup_per_variant >= plan.samples_per_variant:
+                samples = store.samples(experiment.id, STOP_METRIC)
+                if rule(samples):
+                    stopped_early = last_round + 1 < len(schedule) // len(plan.variants)
+                    break
+    except BaseException:
+        runner.kill_running()
+        with contextlib.suppress(BootscopeError):
+            store.set_status(experiment.id, STATUS_INTERRUPTED)
+        raise
+    finally:
+        reporter.finished()
+    store.set_status(experiment.id, STATUS_COMPLETE)
+    return RunResult(
+        experiment=store.experiment(experiment.id),
+        status=STATUS_COMPLETE,
+        boots_run=runner.boots_run,
+        stopped_early=stopped_early,
+        notes=tuple(runner.notes),
+    )
+
+
+def _run_batch(runner: _Runner, slots: Sequence[Slot], next_attempt: dict[int, int]) -> None:
+    if runner.plan.jobs == 1:
+        for slot in slots:
+            runner.run_slot(slot, next_attempt.get(slot.index, 0), None)
+        return
+    free: Queue[tuple[int, ...] | None] = Queue()
+    for cores in runner.core_sets:
+        free.put(cores)
+
+    def job(slot: Slot) -> None:
+        cores = free.get()
+        try:
+            runner.run_slot(slot, next_attempt.get(slot.index, 0), cores)
+        finally:
+            free.put(cores)
+
+    pool = ThreadPoolExecutor(max_workers=runner.plan.jobs, thread_name_prefix="bootscope-boot")
+    futures: list[Future[None]] = [pool.submit(job, slot) for slot in slots]
+    try:
+        finished, _ = wait(futures, return_when=FIRST_EXCEPTION)
+        for future in finished:
+            future.result()  # re-raise a worker's error here
+    except BaseException:
+        runner.kill_running()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)

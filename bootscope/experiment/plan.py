@@ -1,0 +1,334 @@
+"""What an experiment boots: variants (kernel, command line, machine, guest) and how many times.
+
+A plan comes from the command line (``KERNEL`` plus ``--variant NAME:OPTION=VALUE,...``) or from a TOML
+file (``--plan``) with the same option names; it is stored as JSON with the experiment, so that
+``--resume`` runs exactly the plan that was started.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import shlex
+import tomllib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from bootscope import defaults
+from bootscope.errors import InputError
+
+ACCELS = ("auto", "kvm", "tcg")
+UNTIL = ("precise",)
+_NAME_RE = re.compile(r"^[A-Za-z0-9_.+-]{1,64}$")
+
+
+@dataclass(frozen=True, slots=True)
+class VariantSpec:
+    """One way of booting. ``append`` is the whole extra kernel command line; ``initrd`` is the user's
+    own initramfs (None: bootscope builds one that runs ``commands`` and prints the marker);
+    ``marker`` is the regex of the line that ends the boot."""
+
+    name: str
+    kernel: str
+    append: str = ""
+    smp: int = defaults.DEFAULT_SMP
+    mem_mb: int = defaults.DEFAULT_MEM_MB
+    cpu: str | None = None
+    icount_shift: int | None = None
+    qemu_args: tuple[str, ...] = ()
+    marker: str = defaults.MARKER_PREFIX
+    initrd: str | None = None
+    commands: tuple[str, ...] = ()
+
+    def config(self) -> dict[str, Any]:
+        """Return the options as a JSON-able dict (what the store keeps per variant)."""
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items() if k != "name"}
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """An experiment: variants x ``samples_per_variant`` boots after ``warmup_per_variant`` warm-ups,
+    in an order shuffled by ``seed``. ``until="precise"`` keeps adding rounds (up to ``max_n`` per
+    variant) until the stopping rule is satisfied; ``precision`` is a fraction (0.01 = 1 %)."""
+
+    variants: tuple[VariantSpec, ...]
+    seed: int
+    samples_per_variant: int = defaults.SAMPLES_PER_VARIANT
+    warmup_per_variant: int = defaults.WARMUP_BOOTS
+    timeout_s: float = defaults.BOOT_TIMEOUT_S
+    accel: str = "auto"
+    jobs: int = 1
+    quiet_host: bool = False
+    until: str | None = None
+    precision: float = 0.01
+    max_n: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the plan as a JSON-able dict; :func:`plan_from_dict` reads it back."""
+        data = asdict(self)
+        data["variants"] = [{"name": v.name, **v.config()} for v in self.variants]
+        return data
+
+
+def plan_from_dict(data: Mapping[str, Any]) -> Plan:
+    """Return the Plan stored by :meth:`Plan.to_dict`; raises InputError if it is not one."""
+    try:
+        fields_by_variant: list[dict[str, Any]] = [
+            {key: tuple(value) if key in ("qemu_args", "commands") else value for key, value in item.items()}
+            for item in data["variants"]
+        ]
+        variants = tuple(VariantSpec(**fields) for fields in fields_by_variant)
+        rest = {key: value for key, value in data.items() if key != "variants"}
+        return validate_plan(Plan(variants=variants, **rest))
+    except (KeyError, TypeError) as error:
+        raise InputError(f"the stored plan cannot be read by this bootscope ({error})") from error
+
+
+def resolve_seed(seed: int | None) -> int:
+    """Return ``seed``, or a fresh random seed (0 <= seed < 2**31) when None."""
+    return seed if seed is not None else random.SystemRandom().randrange(2**31)
+
+
+def _int(option: str, low: int, high: int) -> Callable[[VariantSpec, Any], dict[str, Any]]:
+    field_name = {"smp": "smp", "mem": "mem_mb", "icount": "icount_shift"}[option]
+
+    def apply(_spec: VariantSpec, value: Any) -> dict[str, Any]:
+        try:
+            number = int(str(value).strip())
+        except ValueError:
+            raise InputError(f"option {option}: {value!r} is not a whole number") from None
+        if not low <= number <= high:
+            raise InputError(f"option {option}: {number} is outside {low}..{high}")
+        return {field_name: number}
+
+    return apply
+
+
+def _words(value: Any) -> tuple[str, ...]:
+    if isinstance(value, list | tuple):
+        return tuple(str(item) for item in value)
+    try:
+        return tuple(shlex.split(str(value)))
+    except ValueError as error:
+        raise InputError(f"option qemu-arg: cannot split {value!r}: {error}") from error
+
+
+def _commands(value: Any) -> tuple[str, ...]:
+    return tuple(str(item) for item in value) if isinstance(value, list | tuple) else (str(value),)
+
+
+def _marker(_spec: VariantSpec, value: Any) -> dict[str, Any]:
+    try:
+        re.compile(str(value))
+    except re.error as error:
+        raise InputError(f"option marker: bad regex {value!r}: {error}") from error
+    return {"marker": str(value)}
+
+
+# Option name (as on the command line and in plan files) -> how it changes a variant.
+OPTIONS: dict[str, Callable[[VariantSpec, Any], dict[str, Any]]] = {
+    "append": lambda spec, value: {"append": f"{spec.append} {value}".strip()},
+    "kernel": lambda _spec, value: {"kernel": str(value)},
+    "smp": _int("smp", 1, 256),
+    "mem": _int("mem", 16, 1 << 20),
+    "cpu": lambda _spec, value: {"cpu": str(value)},
+    "icount": _int("icount", 0, 10),
+    "qemu-arg": lambda spec, value: {"qemu_args": spec.qemu_args + _words(value)},
+    "marker": _marker,
+    "initrd": lambda _spec, value: {"initrd": str(Path(str(value)).expanduser())},
+    "command": lambda spec, value: {"commands": spec.commands + _commands(value)},
+}
+# Options whose value is free text in which a comma may appear (`qemu-arg=-device virtio-rng,id=r`).
+_FREE_TEXT = ("append", "qemu-arg", "command", "marker", "cpu")
+
+
+def apply_option(spec: VariantSpec, option: str, value: Any) -> VariantSpec:
+    """Return ``spec`` with one option applied; raises InputError naming an unknown option or bad value."""
+    key = option.strip().replace("_", "-")
+    if key == "qemu-args":
+        key = "qemu-arg"
+    if key not in OPTIONS:
+        raise InputError(f"unknown variant option {option!r} (known: {', '.join(OPTIONS)})")
+    return replace(spec, **OPTIONS[key](spec, value))
+
+
+def parse_variant(text: str, base: VariantSpec) -> VariantSpec:
+    """Return the variant that ``NAME:OPTION=VALUE,...`` describes, starting from ``base``.
+
+    A comma followed by something that is not ``OPTION=`` belongs to the previous free-text value
+    (append, qemu-arg, command, marker, cpu). Raises InputError naming the bad part."""
+    name, _, rest = text.partition(":")
+    name = name.strip()
+    if not _NAME_RE.match(name):
+        raise InputError(
+            f"bad --variant {text!r}: expected NAME:OPTION=VALUE,... with a name of letters, digits, _.+-"
+        )
+    items: list[tuple[str, str]] = []
+    for piece in rest.split(",") if rest.strip() else []:
+        key, eq, value = piece.partition("=")
+        known = key.strip().replace("_", "-") in OPTIONS
+        if eq and known:
+            items.append((key, value))
+        elif items and items[-1][0].strip() in _FREE_TEXT:
+            items[-1] = (items[-1][0], f"{items[-1][1]},{piece}")
+        elif not eq:
+            raise InputError(f"bad --variant {text!r}: {piece!r} is not OPTION=VALUE")
+        else:
+            raise InputError(
+                f"bad --variant {text!r}: unknown option {key.strip()!r} (known: {', '.join(OPTIONS)})"
+            )
+    spec = replace(base, name=name)
+    for key, value in items:
+        spec = apply_option(spec, key, value)
+    return spec
+
+
+_RUN_KEYS = {
+    "samples": "samples_per_variant",
+    "warmup": "warmup_per_variant",
+    "seed": "seed",
+    "timeout": "timeout_s",
+    "accel": "accel",
+    "jobs": "jobs",
+    "quiet-host": "quiet_host",
+    "until": "until",
+    "precision": "precision",
+    "max-n": "max_n",
+}
+
+
+def read_plan_file(path: Path) -> tuple[VariantSpec, list[VariantSpec], dict[str, Any]]:
+    """Read a TOML plan: return (base options, variants, run settings keyed like Plan's fields).
+
+    Top-level keys are variant options (the base of every variant) or run settings (samples, warmup,
+    seed, timeout, accel, jobs, quiet-host, until, precision, max-n); ``[variants.NAME]`` tables hold
+    each variant's options. Raises InputError for an unreadable file or an unknown key."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise InputError(f"cannot read plan {path}: {error.strerror}") from error
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise InputError(f"plan {path} is not valid TOML: {error}") from error
+    base = VariantSpec(name="base", kernel="")
+    settings: dict[str, Any] = {}
+    variant_tables: Mapping[str, Any] = data.get("variants", {})
+    if not isinstance(variant_tables, dict):
+        raise InputError(f"plan {path}: 'variants' must be tables, e.g. [variants.quiet]")
+    for key, value in data.items():
+        norm = key.replace("_", "-")
+        if key == "variants":
+            continue
+        if norm in _RUN_KEYS:
+            settings[_RUN_KEYS[norm]] = value
+        else:
+            try:
+                base = apply_option(base, key, value)
+            except InputError as error:
+                raise InputError(f"plan {path}: {error}") from None
+    variants = []
+    for name, options in variant_tables.items():
+        if not _NAME_RE.match(name) or not isinstance(options, dict):
+            raise InputError(f"plan {path}: bad variant [variants.{name}]")
+        spec = replace(base, name=name)
+        for key, value in options.items():
+            try:
+                spec = apply_option(spec, key, value)
+            except InputError as error:
+                raise InputError(f"plan {path}: variant {name}: {error}") from None
+        variants.append(spec)
+    return base, variants, settings
+
+
+def validate_plan(plan: Plan) -> Plan:
+    """Return ``plan`` if it can run; raises InputError naming the first problem."""
+    if not plan.variants:
+        raise InputError("the plan has no variants")
+    names = [variant.name for variant in plan.variants]
+    if len(set(names)) != len(names):
+        raise InputError(f"variant names must be unique, got {', '.join(names)}")
+    for variant in plan.variants:
+        if not variant.kernel:
+            raise InputError(f"variant {variant.name} names no kernel (give KERNEL or kernel=...)")
+        if variant.icount_shift is not None and variant.smp != 1:
+            raise InputError(f"variant {variant.name}: icount needs smp=1")
+    if plan.samples_per_variant < 1:
+        raise InputError(f"samples per variant must be at least 1 (got {plan.samples_per_variant})")
+    if plan.warmup_per_variant < 0:
+        raise InputError(f"warm-up boots cannot be negative (got {plan.warmup_per_variant})")
+    if plan.jobs < 1:
+        raise InputError(f"-j must be at least 1 (got {plan.jobs})")
+    if plan.timeout_s <= 0:
+        raise InputError(f"--timeout must be positive (got {plan.timeout_s})")
+    if plan.accel not in ACCELS:
+        raise InputError(f"--accel must be one of {', '.join(ACCELS)} (got {plan.accel!r})")
+    if plan.until is not None and plan.until not in UNTIL:
+        raise InputError(f"--until must be one of {', '.join(UNTIL)} (got {plan.until!r})")
+    if plan.max_n is not None and plan.max_n < plan.samples_per_variant:
+        raise InputError(f"--max-n ({plan.max_n}) must be at least -n ({plan.samples_per_variant})")
+    if not 0 < plan.precision < 1:
+        raise InputError(f"--precision must be between 0 and 100 % (got {plan.precision:%})")
+    return plan
+
+
+def build_plan(
+    *,
+    kernel: str | None,
+    base_options: Sequence[tuple[str, Any]],
+    variant_texts: Sequence[str],
+    plan_file: Path | None,
+    settings: Mapping[str, Any],
+) -> Plan:
+    """Return a validated Plan from the command line: the plan file (if any) first, then ``kernel``
+    and ``base_options`` (option name, value) as the base of every variant, then ``--variant`` texts,
+    then ``settings`` (Plan field -> value; None means not given). The seed is drawn at random when
+    not given. Raises InputError naming the bad option."""
+    base = VariantSpec(name="default", kernel="")
+    variants: list[VariantSpec] = []
+    merged: dict[str, Any] = {}
+    if plan_file is not None:
+        base, variants, merged = read_plan_file(plan_file)
+    if kernel:
+        # KERNEL replaces the plan file's base kernel, not the kernels that variants name themselves.
+        variants = [replace(v, kernel=kernel) if v.kernel == base.kernel else v for v in variants]
+        base = replace(base, kernel=kernel)
+    for option, value in base_options:
+        base = apply_option(base, option, value)
+        variants = [apply_option(v, option, value) for v in variants]
+    variants += [parse_variant(text, base) for text in variant_texts]
+    if not variants:
+        variants = [replace(base, name="default")]
+    merged.update({key: value for key, value in settings.items() if value is not None})
+    typed: dict[str, Any] = {}
+    for key, value in merged.items():
+        if key not in _SETTING_TYPES:
+            raise InputError(f"unknown plan setting {key!r}")
+        try:
+            typed[key] = _SETTING_TYPES[key](value)
+        except (TypeError, ValueError):
+            raise InputError(
+                f"plan setting {key}: {value!r} is not a {_SETTING_TYPES[key].__name__}"
+            ) from None
+    seed = typed.pop("seed", None)
+    return validate_plan(Plan(variants=tuple(variants), seed=resolve_seed(seed), **typed))
+
+
+def _bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    raise ValueError(value)
+
+
+_SETTING_TYPES: dict[str, Callable[[Any], Any]] = {
+    "samples_per_variant": int,
+    "warmup_per_variant": int,
+    "seed": int,
+    "timeout_s": float,
+    "accel": str,
+    "jobs": int,
+    "quiet_host": _bool,
+    "until": str,
+    "precision": float,
+    "max_n": int,
+}

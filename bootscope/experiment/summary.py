@@ -1,0 +1,72 @@
+"""The end-of-run summary: per variant, how many boots ended how, and each metric's median and range.
+
+Counts come from the final attempt at each position (a superseded, re-run attempt is counted only as
+disturbed). Medians, minima and maxima are over the measured (not warm-up) ok boots, in seconds.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from bootscope.store.records import BootRecord
+
+SUMMARY_METRICS = ("kernel_init_s", "userspace_s", "host_wall_s")
+
+
+@dataclass(frozen=True, slots=True)
+class MetricSpread:
+    """One metric over a variant's measured ok boots (seconds); ``n`` is how many boots reached it."""
+
+    n: int
+    median: float | None
+    min: float | None
+    max: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class VariantSummary:
+    """One variant's boots: measured ok and failed, warm-ups, disturbed attempts, and metric spreads."""
+
+    name: str
+    ok: int
+    failed: int
+    warmup: int
+    disturbed: int
+    metrics: dict[str, MetricSpread] = field(default_factory=dict)
+
+
+def summarize(boots: Sequence[BootRecord], variants: Sequence[str]) -> list[VariantSummary]:
+    """Return one summary per name in ``variants`` (in that order) from an experiment's stored boots."""
+    result = []
+    for name in variants:
+        mine = [boot for boot in boots if boot.variant == name]
+        final = [boot for boot in mine if not boot.superseded]
+        measured = [boot for boot in final if not boot.warmup]
+        ok = [boot for boot in measured if boot.outcome == "ok"]
+        spreads = {}
+        for metric in SUMMARY_METRICS:
+            values = [v for v in (boot.metrics.get(metric) for boot in ok) if v is not None]
+            spreads[metric] = MetricSpread(
+                n=len(values),
+                median=statistics.median(values) if values else None,
+                min=min(values) if values else None,
+                max=max(values) if values else None,
+            )
+        result.append(
+            VariantSummary(
+                name=name,
+                ok=len(ok),
+                failed=len(measured) - len(ok),
+                warmup=sum(1 for boot in final if boot.warmup),
+                disturbed=sum(1 for boot in mine if boot.disturbed),
+                metrics=spreads,
+            )
+        )
+    return result
+
+
+def failed_boots(boots: Sequence[BootRecord]) -> list[BootRecord]:
+    """Return the final attempts that did not end ok (warm-ups included), in run order."""
+    return [boot for boot in boots if not boot.superseded and boot.outcome != "ok"]

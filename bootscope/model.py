@@ -1,0 +1,241 @@
+"""The plain dataclasses that every stage passes on.
+
+Units are in the names: ``_s`` seconds, ``_us`` microseconds, ``_ns`` nanoseconds, ``_kb`` KiB.
+A value that a log does not state is ``None``: never guessed, never invented.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+@dataclass(frozen=True, slots=True)
+class LogLine:
+    """One console or log line.
+
+    ``guest_s`` is the kernel's printk time (None for untimed lines such as firmware or userspace
+    output); ``host_ns`` is the host's ``time.monotonic_ns()`` (or a grabserial stamp converted to
+    ns) at arrival, None when unknown.
+    """
+
+    text: str
+    guest_s: float | None = None
+    host_ns: int | None = None
+    level: int | None = None
+    facility: int | None = None
+    seq: int | None = None
+    caller: str | None = None
+
+
+class Outcome(str, Enum):
+    """How a boot ended."""
+
+    OK = "ok"
+    TIMEOUT = "timeout"
+    PANIC = "panic"
+    QEMU_ERROR = "qemu-error"
+    KEXEC_ERROR = "kexec-error"
+
+
+@dataclass(frozen=True, slots=True)
+class Boot:
+    """One boot: its lines, where it ran and how it ended."""
+
+    lines: tuple[LogLine, ...]
+    outcome: Outcome = Outcome.OK
+    reason: str = ""
+    variant: str = ""
+    kernel: str = ""
+    cmdline: str = ""
+    machine: str = ""
+    accel: str = ""
+    host_start_ns: int | None = None
+    host_end_ns: int | None = None
+    command: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """What the log says about the kernel and machine it ran on."""
+
+    release: str | None = None
+    cmdline: str | None = None
+    cpus: int | None = None
+    arch: str | None = None
+    memory_kb: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Phase:
+    """The span between two milestones; ``share`` is the fraction of the boot's total (0..1)."""
+
+    name: str
+    start_s: float | None
+    end_s: float | None
+    duration_s: float | None
+    share: float | None
+    missing: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Gap:
+    """A silence between two consecutive timed lines."""
+
+    start_s: float
+    duration_s: float
+    before: str
+    after: str
+
+
+@dataclass(frozen=True, slots=True)
+class Initcall:
+    """One initcall from ``initcall_debug``; ``duration_us`` and ``ret`` are None if it never returned."""
+
+    name: str
+    start_s: float | None
+    duration_us: int | None
+    ret: int | None
+    pid: int | None = None
+    module: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class InitcallSummary:
+    count: int
+    total_s: float
+    failed: tuple[Initcall, ...]
+    unfinished: tuple[Initcall, ...]
+    top: tuple[Initcall, ...]
+    all: tuple[Initcall, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CpuBringup:
+    """One secondary CPU's bring-up; ``phases_cycles`` holds per-phase cycle counts where logged."""
+
+    cpu: int
+    start_s: float | None
+    duration_s: float | None
+    phases_cycles: tuple[int, ...] = ()
+    total_cycles: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CpuBringupSummary:
+    cpus: tuple[CpuBringup, ...]
+    serial_s: float | None
+    parallel_estimate_s: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Metrics:
+    """The boot's headline numbers (definitions in ``bootscope.analyze.metrics.DEFINITIONS``)."""
+
+    kernel_init_s: float | None = None
+    userspace_s: float | None = None
+    host_wall_s: float | None = None
+    host_kernel_start_s: float | None = None
+    kexec_downtime_s: float | None = None
+    # kexec only (bootscope.analyze.kexec): host time from `kexec -e` to the new kernel's clock zero
+    # (purgatory, decompression, early setup), and host time that `kexec -l`/`-s` took to load.
+    kexec_blind_s: float | None = None
+    kexec_load_s: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Breakdown:
+    """Where one boot's time went."""
+
+    identity: Identity
+    metrics: Metrics
+    milestones: dict[str, float]
+    phases: tuple[Phase, ...]
+    gaps: tuple[Gap, ...]
+    initcalls: InitcallSummary
+    cpu_bringup: CpuBringupSummary
+    first_s: float | None
+    last_s: float | None
+    line_count: int
+    timed_line_count: int
+    warnings: tuple[str, ...] = ()
+    advice: tuple[Advice, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Advice:
+    """A known boot-time sink seen in this boot, and what addresses it."""
+
+    title: str
+    evidence: str
+    cost_s: float | None
+    remedy: str
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """The metrics of one stored boot, ready for the stats stage."""
+
+    variant: str
+    index: int
+    outcome: Outcome
+    metrics: dict[str, float | None] = field(default_factory=dict)
+    warmup: bool = False
+    disturbed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SideSummary:
+    """One side of a comparison (units of the metric)."""
+
+    name: str
+    n: int
+    median: float
+    median_ci: tuple[float, float] | None
+    mean: float
+    std: float | None
+    min: float
+    max: float
+    outliers: tuple[float, ...] = ()
+    values: tuple[float, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TestResult:
+    name: str
+    p: float | None
+    alternative: str
+    method: str
+    statistic: float | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """Two sets of samples of one metric: estimates, intervals, tests and the verdict.
+
+    ``shift`` is b minus a (negative: b is smaller, i.e. faster).
+    """
+
+    metric: str
+    unit: str
+    alpha: float
+    a: SideSummary
+    b: SideSummary
+    shift_estimate: float | None
+    shift_ci: tuple[float, float] | None
+    shift_relative: float | None
+    tests: tuple[TestResult, ...]
+    verdict: str
+    p_adjusted: float | None = None
+    power_detect: float | None = None
+    power_n_per_side: int | None = None
+    bootstrap_ci: tuple[float, float] | None = None
+    bootstrap_seed: int | None = None
+    notes: tuple[str, ...] = ()
+    method: str = "mw"
+    shift_method: str = ""
+    power_achieved: float | None = None
+    power_detect_relative: float | None = None
+    power_max_n: int | None = None
+    correction: str = ""

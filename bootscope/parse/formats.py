@@ -1,0 +1,239 @@
+"""Line formats: detect which one a log is in, and turn its text lines into LogLines.
+
+Each parser is a generator over text lines that yields ``LogLine`` objects, or ``BOUNDARY`` where the
+format itself says a new boot begins (a journal's ``-- Boot`` line or a new ``_BOOT_ID``).
+The hot path is one precompiled regex ``match`` per line; nothing loops over a pattern table here.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Iterator
+from datetime import datetime
+
+from bootscope.errors import InputError
+from bootscope.model import LogLine
+
+FORMATS = ("dmesg", "kmsg", "journal", "journal-json", "grabserial")
+
+BOUNDARY = None  # yielded between boots when the format marks the boundary itself
+
+ParsedItem = LogLine | None
+Warn = Callable[[str], None]
+
+# dmesg and console captures: optional "<level>" (dmesg -r), "[    1.234567]", optional caller
+# "[    T1]" (CONFIG_PRINTK_CALLER, kernel/printk/printk.c info_print_prefix())
+_DMESG = re.compile(r"(?:<(\d{1,3})>)?\[\s*(\d{1,10}\.\d{1,9})\](?:\[\s*([TC]\d+)\])? ?")
+# A kernel stamp that follows console junk on the same line (firmware escapes, a boot loader's dots)
+_DMESG_ANYWHERE = re.compile(r"(?:<\d{1,3}>)?\[\s*\d{1,10}\.\d{6}\](?:\[\s*[TC]\d+\])? ?")
+# /dev/kmsg records, Documentation/ABI/testing/dev-kmsg: "prefix,seq,usec,flags[,caller=T1];text"
+_KMSG = re.compile(r"(\d{1,4}),(\d+),(\d+),[^;,]*(?:,caller=([TC]\d+))?[^;]*;")
+# journalctl -o short-monotonic: "[    1.234567] host ident[pid]: message"
+_JOURNAL = re.compile(r"\[\s*(\d+\.\d+)\] (\S+) ([^\s:\[]+)(?:\[\d+\])?: ?")
+# grabserial -t / -m: "[host_s delta_s] text"
+_GRAB = re.compile(r"\[(\d+\.\d+) +(-?\d+\.\d+)\] ?")
+# dmesg -T: "[Mon Jan  1 12:00:00 2024] text" (wall clock, a second of resolution)
+_DMESG_T = re.compile(r"\[([A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4})\] ?")
+
+
+def parse_dmesg(lines: Iterable[str], warn: Warn) -> Iterator[ParsedItem]:
+    """Yield LogLines of a dmesg or console log; untimed lines are kept with ``guest_s`` None."""
+    match = _DMESG.match
+    for line in lines:
+        m = match(line)
+        if m is None:
+            yield from _untimed_or_embedded(line)
+            continue
+        level_text, stamp, caller = m.groups()
+        if level_text is None:
+            yield LogLine(line[m.end() :], float(stamp), None, None, None, None, caller)
+        else:
+            prefix = int(level_text)
+            yield LogLine(line[m.end() :], float(stamp), None, prefix & 7, prefix >> 3, None, caller)
+
+
+def _untimed_or_embedded(line: str) -> Iterator[ParsedItem]:
+    if "[" in line:
+        m = _DMESG_ANYWHERE.search(line)
+        if m is not None:
+            # Console junk before a kernel line: keep both, the junk as an untimed line.
+            head = line[: m.start()]
+            if head.strip():
+                yield LogLine(head)
+            yield from parse_dmesg((line[m.start() :],), _ignore)
+            return
+    yield LogLine(line)
+
+
+def _ignore(_message: str) -> None:
+    return None
+
+
+def parse_kmsg(lines: Iterable[str], warn: Warn) -> Iterator[ParsedItem]:
+    """Yield LogLines of /dev/kmsg records; continuation lines (starting with a space) are metadata."""
+    match = _KMSG.match
+    last_seq = -1
+    for line in lines:
+        m = match(line)
+        if m is None:
+            if not line.startswith(" ") and line.strip():
+                yield LogLine(line)
+            continue
+        prefix_text, seq_text, usec_text, caller = m.groups()
+        prefix, seq = int(prefix_text), int(seq_text)
+        if seq < last_seq:
+            yield BOUNDARY  # the sequence number restarts only when a new kernel starts
+        last_seq = seq
+        text = line[m.end() :]
+        if "\\x" in text:
+            text = _unescape_kmsg(text)
+        yield LogLine(text, int(usec_text) / 1e6, None, prefix & 7, prefix >> 3, seq, caller)
+
+
+def _unescape_kmsg(text: str) -> str:
+    # kernel/printk/printk.c devkmsg_read() escapes non-printable bytes as \xNN
+    return re.sub(r"\\x([0-9a-f]{2})", lambda m: chr(int(m.group(1), 16)), text)
+
+
+def parse_journal(lines: Iterable[str], warn: Warn) -> Iterator[ParsedItem]:
+    """Yield LogLines of ``journalctl -o short-monotonic``; non-kernel lines get facility 1 (user)."""
+    match = _JOURNAL.match
+    for line in lines:
+        m = match(line)
+        if m is None:
+            if line.startswith("-- "):
+                if line.startswith("-- Boot "):
+                    yield BOUNDARY
+                continue  # "-- Logs begin at ...", "-- No entries --"
+            yield LogLine(line)
+            continue
+        stamp, _host, ident = m.groups()
+        if ident == "kernel":
+            yield LogLine(line[m.end() :], float(stamp), None, None, 0)
+        else:
+            yield LogLine(line[m.end(2) + 1 :], float(stamp), None, None, 1)
+
+
+def parse_journal_json(lines: Iterable[str], warn: Warn) -> Iterator[ParsedItem]:
+    """Yield LogLines of ``journalctl -o json``; a change of ``_BOOT_ID`` is a boot boundary."""
+    boot_id: object = None
+    bad = 0
+    for line in lines:
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            stamp = int(record["__MONOTONIC_TIMESTAMP"]) / 1e6
+        except (ValueError, KeyError, TypeError, RecursionError):
+            bad += 1
+            continue
+        if not isinstance(record, dict):
+            bad += 1
+            continue
+        if boot_id is not None and record.get("_BOOT_ID") != boot_id:
+            yield BOUNDARY
+        boot_id = record.get("_BOOT_ID")
+        text = _journal_message(record.get("MESSAGE"))
+        kernel = record.get("_TRANSPORT") == "kernel"
+        if not kernel:
+            ident = record.get("SYSLOG_IDENTIFIER") or record.get("_COMM") or "?"
+            text = f"{ident}: {text}"
+        level = _int_or_none(record.get("PRIORITY"))
+        yield LogLine(text, stamp, None, level, 0 if kernel else 1, _int_or_none(record.get("SEQNUM")))
+    if bad:
+        warn(f"{bad} journal JSON line(s) could not be read and were skipped")
+
+
+def _journal_message(message: object) -> str:
+    # journald stores a MESSAGE that is not valid UTF-8 as an array of byte values
+    if isinstance(message, str):
+        return message
+    if isinstance(message, list):
+        try:
+            return bytes(int(b) & 0xFF for b in message).decode("utf-8", errors="replace")
+        except (ValueError, TypeError):
+            return ""
+    return "" if message is None else str(message)
+
+
+def _int_or_none(value: object) -> int | None:
+    try:
+        return int(value)  # type: ignore[call-overload,no-any-return]
+    except (TypeError, ValueError):
+        return None
+
+
+def parse_grabserial(lines: Iterable[str], warn: Warn) -> Iterator[ParsedItem]:
+    """Yield LogLines of a grabserial log: the host stamp becomes ``host_ns``, the rest is parsed as dmesg."""
+    match = _GRAB.match
+    for line in lines:
+        m = match(line)
+        if m is None:
+            yield from parse_dmesg((line,), warn)
+            continue
+        host_ns = round(float(m.group(1)) * 1e9)
+        for item in parse_dmesg((line[m.end() :],), warn):
+            if item is not None:
+                yield LogLine(
+                    item.text, item.guest_s, host_ns, item.level, item.facility, item.seq, item.caller
+                )
+
+
+def parse_dmesg_t(lines: Iterable[str], warn: Warn) -> Iterator[ParsedItem]:
+    """Yield LogLines of ``dmesg -T``: seconds since the first stamp, which is near boot (±1 s)."""
+    warn("dmesg -T wall-clock stamps are rounded to a second: times are only good to about 1 s")
+    match = _DMESG_T.match
+    first: datetime | None = None
+    for line in lines:
+        m = match(line)
+        if m is None:
+            yield LogLine(line)
+            continue
+        try:
+            wall = datetime.strptime(m.group(1), "%a %b %d %H:%M:%S %Y")
+        except ValueError:
+            yield LogLine(line)
+            continue
+        if first is None:
+            first = wall
+        yield LogLine(line[m.end() :], (wall - first).total_seconds())
+
+
+PARSERS: dict[str, Callable[[Iterable[str], Warn], Iterator[ParsedItem]]] = {
+    "dmesg": parse_dmesg,
+    "dmesg-T": parse_dmesg_t,
+    "kmsg": parse_kmsg,
+    "journal": parse_journal,
+    "journal-json": parse_journal_json,
+    "grabserial": parse_grabserial,
+}
+
+
+def detect_format(sample: list[str]) -> str:
+    """Return the format name whose stamps most lines of ``sample`` carry ('dmesg' if none do)."""
+    counts = dict.fromkeys(PARSERS, 0)
+    for line in sample:
+        if line.startswith("{") and "__MONOTONIC_TIMESTAMP" in line:
+            counts["journal-json"] += 1
+        elif _KMSG.match(line):
+            counts["kmsg"] += 1
+        elif _GRAB.match(line):
+            counts["grabserial"] += 1
+        elif _DMESG_T.match(line):
+            counts["dmesg-T"] += 1
+        else:
+            m = _JOURNAL.match(line)
+            if m is not None and m.group(3) == "kernel":
+                counts["journal"] += 1
+            elif _DMESG.match(line) or _DMESG_ANYWHERE.search(line):
+                counts["dmesg"] += 1
+    best = max(counts, key=lambda name: counts[name])
+    return best if counts[best] else "dmesg"
+
+
+def check_format(fmt: str) -> str:
+    """Return ``fmt`` if it names a known format or 'auto'; raises InputError otherwise."""
+    if fmt == "auto" or fmt in PARSERS:
+        return fmt
+    raise InputError(f"unknown log format {fmt!r}: use auto, {', '.join(FORMATS)}")

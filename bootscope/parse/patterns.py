@@ -1,0 +1,97 @@
+"""Every kernel message that bootscope understands, in one table.
+
+Each entry is anchored at the start of a line's text (after the timestamp). ``COMBINED`` joins them
+into one regex so that a whole boot is scanned in one pass (``finditer`` over the joined text); the
+fields of a hit are read from the combined match itself (``GROUP_SLICES``).
+Kernel source paths are those of Linux 6.1 unless noted.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Pattern:
+    name: str
+    regex: re.Pattern[str]
+    source: str
+
+
+def _p(name: str, regex: str, source: str) -> Pattern:
+    return Pattern(name, re.compile(regex), source)
+
+
+_FN = r"(\S+?)(?:\+0x[0-9a-f]+/0x[0-9a-f]+)?(?: \[([^\]\s]+)\])?"
+
+PATTERNS: tuple[Pattern, ...] = (
+    # init/main.c start_kernel() prints linux_banner from init/version.c
+    _p("banner", r"Linux version (\S+)", "init/version.c"),
+    # arch/x86/kernel/setup.c setup_arch() (x86) and init/main.c start_kernel() ("Kernel command line")
+    _p("cmdline", r"(?:Kernel )?[Cc]ommand line: (.*)", "arch/x86/kernel/setup.c, init/main.c"),
+    # arch/x86/kernel/tsc.c: "Detected %lu.%03lu MHz processor" and the refined calibration
+    _p(
+        "tsc_mhz",
+        r"tsc: (?:Detected (\d+\.\d+) MHz processor|Refined TSC clocksource calibration: (\d+\.\d+) MHz)",
+        "arch/x86/kernel/tsc.c",
+    ),
+    # arch/x86/kernel/smpboot.c prefill_possible_map()
+    _p("cpus_allowed", r"smpboot: Allowing (\d+) CPUs", "arch/x86/kernel/smpboot.c"),
+    # mm/page_alloc.c mem_init_print_info() (mm/mm_init.c since 6.5)
+    _p("memory", r"Memory: (\d+)K/(\d+)K available", "mm/page_alloc.c"),
+    # kernel/smp.c smp_init()
+    _p("smp_start", r"smp: Bringing up secondary CPUs", "kernel/smp.c"),
+    _p("smp_done", r"smp: Brought up (\d+) nodes?, (\d+) CPUs?", "kernel/smp.c"),
+    # arch/x86/kernel/smpboot.c announce_cpu(): ".... node  #N, CPUs:  " then pr_cont("#N") per CPU;
+    # a continuation shows up as its own line (" #2") when another message interrupts it
+    _p(
+        "cpu_progress",
+        r"(?:(?:\.\.\.\. )?node\s+#\d+, CPUs:)?(?:\s*#\d+)+\s*$",
+        "arch/x86/kernel/smpboot.c",
+    ),
+    # The per-CPU timing printk of the parallel bring-up prototype in seed 002 (a patch to
+    # arch/x86/kernel/smpboot.c do_wait_cpu()): four wait phases and the total, in TSC cycles
+    _p(
+        "cpu_up_cycles",
+        r"CPU#(\d+) up in\s*(\d+),\s*(\d+),\s*(\d+),\s*(\d+)\s*\(\s*(\d+)\)",
+        "arch/x86/kernel/smpboot.c (seed 002 patch)",
+    ),
+    # mm/page_alloc.c deferred_init_memmap() (mm/mm_init.c since 6.5)
+    _p("deferred_done", r"node (\d+) deferred pages initialised in (\d+)ms", "mm/page_alloc.c"),
+    # drivers/base/devtmpfs.c devtmpfs_init()
+    _p("devtmpfs", r"devtmpfs: initialized", "drivers/base/devtmpfs.c"),
+    # mm/page_alloc.c free_reserved_area() called from free_initmem() (arch/x86/mm/init.c)
+    _p("free_init", r"Freeing unused kernel", "mm/page_alloc.c"),
+    # init/main.c run_init_process() and kernel_init()
+    _p("run_init", r"Run (/\S+) as init process", "init/main.c"),
+    # init/main.c do_one_initcall() with initcall_debug: trace_initcall_start_cb()/..._finish_cb()
+    _p("initcall_start", r"calling  " + _FN + r" @ (\d+)", "init/main.c"),
+    _p(
+        "initcall_done",
+        r"initcall " + _FN + r" returned (-?\d+) after (\d+) usecs",
+        "init/main.c",
+    ),
+    # bootscope's own initramfs (bootscope/sources/initramfs.py): "BOOTSCOPE-MARKER [name] uptime=S"
+    _p("marker", r"BOOTSCOPE-MARKER(?: (\S+))? uptime=(\d+(?:\.\d+)?)", "bootscope initramfs /init"),
+)
+
+BY_NAME: dict[str, Pattern] = {p.name: p for p in PATTERNS}
+
+# One pass over a boot's joined text finds every candidate line. Each entry is wrapped in a group
+# named after it; its own groups stay capturing, and GROUP_SLICES says where they sit in m.groups().
+COMBINED: re.Pattern[str] = re.compile(
+    "^(?:" + "|".join(f"(?P<{p.name}>{p.regex.pattern})" for p in PATTERNS) + ")",
+    re.MULTILINE,
+)
+
+
+def _group_slices() -> dict[str, tuple[int, int]]:
+    slices: dict[str, tuple[int, int]] = {}
+    for p in PATTERNS:
+        outer = COMBINED.groupindex[p.name]  # 1-based; m.groups() is 0-based
+        slices[p.name] = (outer, outer + p.regex.groups)
+    return slices
+
+
+GROUP_SLICES: dict[str, tuple[int, int]] = _group_slices()

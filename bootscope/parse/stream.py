@@ -1,0 +1,134 @@
+"""Split a stream of LogLines into boots, one boot in memory at a time.
+
+A new boot begins where the format says so (a journal ``-- Boot`` line, a new ``_BOOT_ID``, a kmsg
+sequence number that restarts), at a ``Linux version`` banner once the current boot has timed lines,
+or where the time falls back to zero. Any other backward step is flagged, never split on: under TCG a
+secondary CPU prints with its own, not yet synchronised clock (tests/data shows 0.046 s after 0.94 s).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Iterator
+
+from bootscope.errors import ParseError
+from bootscope.model import LogLine
+from bootscope.parse.formats import PARSERS, check_format, detect_format
+
+DETECT_SAMPLE_LINES = 2000
+_BANNER = "Linux version "
+# A drop to (nearly) zero after this much boot time is a new boot even without a banner.
+_RESET_AFTER_S = 1.0
+
+
+class BootStream:
+    """An iterable of boots (tuples of LogLine), parsed lazily from text lines.
+
+    ``format`` is known once iteration started; ``warnings`` and ``timed_lines`` grow while iterating.
+    Iterating raises ParseError at the end if no line of the whole log carried a timestamp.
+    """
+
+    def __init__(self, lines: Iterable[str], fmt: str = "auto", *, keep_host_ns: bool = False) -> None:
+        """``keep_host_ns``: ``lines`` are captured LogLines; their host times are kept."""
+        self._fmt = check_format(fmt)
+        self._lines = lines
+        self._keep_host_ns = keep_host_ns
+        self.format = "" if self._fmt == "auto" else self._fmt
+        self.warnings: list[str] = []
+        self.boot_count = 0
+        self.timed_lines = 0
+        self._used = False
+        self._backward_boots = 0
+        self._first_backward = ""
+
+    def _warn(self, message: str) -> None:
+        if message not in self.warnings:
+            self.warnings.append(message)
+
+    def __iter__(self) -> Iterator[tuple[LogLine, ...]]:
+        if self._used:
+            raise ParseError("a BootStream can be iterated once")
+        self._used = True
+        host_ns: list[int | None] = [None]
+        if self._keep_host_ns:
+            captured = list(self._lines)
+            lines: Iterator[str] = _texts_noting_host(captured, host_ns)  # type: ignore[arg-type]
+            sample = [line.text for line in captured[:DETECT_SAMPLE_LINES]]  # type: ignore[attr-defined]
+        else:
+            lines = iter(self._lines)
+            sample = list(itertools.islice(lines, DETECT_SAMPLE_LINES)) if self._fmt == "auto" else []
+            lines = itertools.chain(sample, lines)
+        if self._fmt == "auto":
+            self.format = detect_format(sample)
+        items = PARSERS[self.format](lines, self._warn)
+        if self._keep_host_ns:
+            items = _with_host_ns(items, host_ns)
+        yield from self._split(items)
+        if self._backward_boots:
+            self._warn(
+                f"timestamps go backwards within {self._backward_boots} boot(s) ({self._first_backward});"
+                " gaps are measured from the latest time seen"
+            )
+        if self.timed_lines == 0:
+            raise ParseError("the log cannot be timed: no line carries a kernel timestamp")
+
+    def _split(self, items: Iterable[LogLine | None]) -> Iterator[tuple[LogLine, ...]]:
+        current: list[LogLine] = []
+        append = current.append
+        high_s = -1.0  # the highest guest time seen in the current boot
+        timed = 0
+        backwards = 0
+        first_back = ""
+        for line in items:
+            if line is None:
+                if timed:
+                    yield self._finish(current, timed, backwards, first_back)
+                    current.clear()
+                    high_s, timed, backwards = -1.0, 0, 0
+                continue
+            t = line.guest_s
+            if t is not None:
+                if timed and ((t <= 1e-6 and high_s > _RESET_AFTER_S) or line.text.startswith(_BANNER)):
+                    yield self._finish(current, timed, backwards, first_back)
+                    current.clear()
+                    high_s, timed, backwards = -1.0, 0, 0
+                elif t < high_s:
+                    if not backwards:
+                        first_back = f"{high_s:.6f} -> {t:.6f} s at '{line.text[:60]}'"
+                    backwards += 1
+                timed += 1
+                if t > high_s:
+                    high_s = t
+            append(line)
+        if timed:
+            yield self._finish(current, timed, backwards, first_back)
+
+    def _finish(
+        self, current: list[LogLine], timed: int, backwards: int, first_back: str
+    ) -> tuple[LogLine, ...]:
+        self.boot_count += 1
+        boot = tuple(current)
+        self.timed_lines += timed
+        if backwards:
+            self._backward_boots += 1
+            if not self._first_backward:
+                self._first_backward = f"boot {self.boot_count}: {backwards} time(s), first {first_back}"
+        return boot
+
+
+def _texts_noting_host(captured: list[LogLine], host_ns: list[int | None]) -> Iterator[str]:
+    for line in captured:
+        host_ns[0] = line.host_ns
+        yield line.text
+
+
+def _with_host_ns(items: Iterable[LogLine | None], host_ns: list[int | None]) -> Iterator[LogLine | None]:
+    # Parsers yield a text line's LogLines before they pull the next text line, so host_ns[0] still
+    # holds the host time of the captured line that produced ``item``.
+    for item in items:
+        if item is None or host_ns[0] is None:
+            yield item
+        else:
+            yield LogLine(
+                item.text, item.guest_s, host_ns[0], item.level, item.facility, item.seq, item.caller
+            )

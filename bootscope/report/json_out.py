@@ -1,0 +1,135 @@
+"""A Breakdown as the stable, documented JSON form (docs/json-analyze.md); absent values are null."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from typing import IO, Any
+
+import bootscope
+from bootscope.analyze.metrics import DEFINITIONS
+from bootscope.model import Breakdown, Initcall
+
+SCHEMA_VERSION = 1
+
+
+def _initcall(call: Initcall) -> dict[str, Any]:
+    return {
+        "name": call.name,
+        "module": call.module,
+        "start_s": call.start_s,
+        "duration_us": call.duration_us,
+        "ret": call.ret,
+    }
+
+
+def breakdown_to_dict(b: Breakdown) -> dict[str, Any]:
+    """Return one boot's breakdown as plain JSON-ready values (seconds, microseconds, KiB as named)."""
+    identity = b.identity
+    metrics = b.metrics
+    return {
+        "identity": {
+            "release": identity.release,
+            "cmdline": identity.cmdline,
+            "cpus": identity.cpus,
+            "arch": identity.arch,
+            "memory_kb": identity.memory_kb,
+        },
+        "metrics": {name: getattr(metrics, name, None) for name in DEFINITIONS},
+        "milestones": dict(b.milestones),
+        "phases": [
+            {
+                "name": p.name,
+                "start_s": p.start_s,
+                "end_s": p.end_s,
+                "duration_s": p.duration_s,
+                "share": p.share,
+                "missing": p.missing,
+            }
+            for p in b.phases
+        ],
+        "gaps": [
+            {"start_s": g.start_s, "duration_s": g.duration_s, "before": g.before, "after": g.after}
+            for g in b.gaps
+        ],
+        "initcalls": {
+            "count": b.initcalls.count,
+            "total_s": b.initcalls.total_s,
+            "failed": [_initcall(c) for c in b.initcalls.failed],
+            "unfinished": [_initcall(c) for c in b.initcalls.unfinished],
+            "top": [_initcall(c) for c in b.initcalls.top],
+        },
+        "cpu_bringup": {
+            "cpus": [
+                {
+                    "cpu": c.cpu,
+                    "start_s": c.start_s,
+                    "duration_s": c.duration_s,
+                    "phases_cycles": list(c.phases_cycles) or None,
+                    "total_cycles": c.total_cycles,
+                }
+                for c in b.cpu_bringup.cpus
+            ],
+            "serial_s": b.cpu_bringup.serial_s,
+            "parallel_estimate_s": b.cpu_bringup.parallel_estimate_s,
+        },
+        "advice": [
+            {"title": a.title, "evidence": a.evidence, "cost_s": a.cost_s, "remedy": a.remedy}
+            for a in b.advice
+        ],
+        "lines": {
+            "total": b.line_count,
+            "timed": b.timed_line_count,
+            "first_s": b.first_s,
+            "last_s": b.last_s,
+        },
+        "warnings": list(b.warnings),
+    }
+
+
+def _tool() -> dict[str, Any]:
+    return {
+        "name": "bootscope",
+        "version": bootscope.__version__,
+        "schema": SCHEMA_VERSION,
+        "metric_definitions": dict(DEFINITIONS),
+    }
+
+
+def analysis_document(
+    path: str, fmt: str, boots: list[Breakdown], warnings: Sequence[str], undecodable_bytes: int
+) -> dict[str, Any]:
+    """Return the whole ``analyze --json`` document for one log (see docs/json-analyze.md)."""
+    return {
+        "tool": _tool(),
+        "input": {
+            "path": path,
+            "format": fmt,
+            "boots_found": len(boots),
+            "undecodable_bytes": undecodable_bytes,
+        },
+        "warnings": list(warnings),
+        "boots": [breakdown_to_dict(b) for b in boots],
+    }
+
+
+def write_analysis_document(
+    out: IO[str],
+    path: str,
+    boots: Iterable[Breakdown],
+    finish: Callable[[], tuple[str, int, Sequence[str], int]],
+) -> None:
+    """Write the same document as ``analysis_document``, one boot at a time (memory stays bounded).
+
+    ``finish`` is called after the last boot and returns (format, boots found, warnings, undecodable
+    bytes). The keys come out in a different order than ``analysis_document``; the content is the same.
+    """
+    out.write('{"tool": ' + json.dumps(_tool()) + ', "boots": [')
+    for index, b in enumerate(boots):
+        out.write((", " if index else "") + json.dumps(breakdown_to_dict(b)))
+    fmt, boots_found, warnings, undecodable = finish()
+    tail = {
+        "input": {"path": path, "format": fmt, "boots_found": boots_found, "undecodable_bytes": undecodable},
+        "warnings": list(warnings),
+    }
+    out.write("], " + json.dumps(tail)[1:] + "\n")

@@ -1,0 +1,169 @@
+"""One boot's Breakdown in the terminal: identity, metrics with definitions, phases, gaps as bars
+(in the spirit of seed 004: "Biggest time: ... (1.7 seconds - 40 %)"), initcalls, CPU bring-up, advice.
+
+Log text is hostile: every string from a log goes through ``_clean`` (control characters and escape
+sequences shown as ``\\xNN``) and into ``rich.text.Text``, never into markup.
+"""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from bootscope.analyze.metrics import DEFINITIONS
+from bootscope.model import Breakdown
+
+BAR_WIDTH = 20
+MAX_TEXT = 100
+_CONTROL = {code: f"\\x{code:02x}" for code in (*range(0x20), *range(0x7F, 0xA0))}
+
+
+def _clean(text: str | None, limit: int = MAX_TEXT) -> str:
+    if text is None:
+        return "-"
+    shown = text.translate(_CONTROL)
+    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
+
+
+def _s(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _bar(share: float) -> str:
+    filled = max(0, min(BAR_WIDTH, round(share * BAR_WIDTH)))
+    return "█" * filled + "·" * (BAR_WIDTH - filled)
+
+
+def render_breakdown(b: Breakdown, console: Console, top_n: int) -> None:
+    """Print one boot's breakdown to ``console`` (times in s, initcall durations in ms); returns None."""
+    _identity(b, console)
+    _metrics(b, console)
+    _phases(b, console)
+    _gaps(b, console)
+    _initcalls(b, console, top_n)
+    _cpus(b, console)
+    _advice(b, console)
+
+
+def _identity(b: Breakdown, console: Console) -> None:
+    i = b.identity
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold")
+    table.add_column()
+    table.add_row("kernel", Text(_clean(i.release)))
+    table.add_row("cmdline", Text(_clean(i.cmdline, 200)))
+    table.add_row("cpus", "-" if i.cpus is None else str(i.cpus))
+    table.add_row("arch", Text(_clean(i.arch)))
+    table.add_row("memory", "-" if i.memory_kb is None else f"{i.memory_kb / 1024:.0f} MiB")
+    table.add_row("lines", f"{b.line_count} ({b.timed_line_count} timed, {_s(b.first_s)}..{_s(b.last_s)} s)")
+    console.print(table)
+
+
+def _metrics(b: Breakdown, console: Console) -> None:
+    table = Table(title="Metrics", title_justify="left")
+    table.add_column("metric")
+    table.add_column("value (s)", justify="right")
+    table.add_column("definition")
+    for name, definition in DEFINITIONS.items():
+        value = getattr(b.metrics, name, None)
+        table.add_row(name, _s(value) if value is not None else "not in this log", definition)
+    console.print(table)
+
+
+def _phases(b: Breakdown, console: Console) -> None:
+    table = Table(title="Phases", title_justify="left")
+    for column, justify in (("phase", "left"), ("start s", "right"), ("end s", "right")):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    table.add_column("duration s", justify="right")
+    table.add_column("share", justify="right")
+    table.add_column("")
+    for p in b.phases:
+        if p.missing or p.duration_s is None:
+            table.add_row(p.name, _s(p.start_s), _s(p.end_s), "missing", "", Text(_clean(p.missing)))
+            continue
+        share = "-" if p.share is None else f"{p.share:.0%}"
+        table.add_row(p.name, _s(p.start_s), _s(p.end_s), _s(p.duration_s), share, _bar(p.share or 0.0))
+    console.print(table)
+
+
+def _gaps(b: Breakdown, console: Console) -> None:
+    if not b.gaps:
+        return
+    span = (b.last_s or 0.0) - (b.first_s or 0.0)
+    biggest = b.gaps[0]
+    share = f", {biggest.duration_s / span:.0%} of {span:.3f} s" if span > 0 else ""
+    console.print(Text(f"Biggest: {_clean(biggest.after)} {biggest.duration_s:.3f} s{share}", style="bold"))
+    table = Table(title="Largest gaps between timed lines", title_justify="left")
+    table.add_column("at s", justify="right")
+    table.add_column("gap s", justify="right")
+    table.add_column("")
+    table.add_column("line after the gap (line before it below)")
+    for g in b.gaps:
+        bar = _bar(g.duration_s / span) if span > 0 else ""
+        table.add_row(
+            f"{g.start_s:.3f}",
+            f"{g.duration_s:.3f}",
+            bar,
+            Text(f"{_clean(g.after)}\n  after: {_clean(g.before)}"),
+        )
+    console.print(table)
+
+
+def _initcalls(b: Breakdown, console: Console, top_n: int) -> None:
+    calls = b.initcalls
+    if not calls.count:
+        console.print("Initcalls: none logged (boot with initcall_debug to see them)")
+        return
+    table = Table(
+        title=(
+            f"Initcalls: {calls.count}, {calls.total_s:.3f} s in total, {len(calls.failed)} failed,"
+            f" {len(calls.unfinished)} never returned"
+        ),
+        title_justify="left",
+    )
+    table.add_column("initcall")
+    table.add_column("start s", justify="right")
+    table.add_column("duration ms", justify="right")
+    table.add_column("ret", justify="right")
+    for call in calls.top[:top_n]:
+        duration = "-" if call.duration_us is None else f"{call.duration_us / 1000:.3f}"
+        name = call.name if call.module is None else f"{call.name} [{call.module}]"
+        table.add_row(Text(_clean(name)), _s(call.start_s), duration, str(call.ret))
+    console.print(table)
+    for call in calls.unfinished[:top_n]:
+        console.print(Text(f"  never returned: {_clean(call.name)} (called at {_s(call.start_s)} s)"))
+
+
+def _cpus(b: Breakdown, console: Console) -> None:
+    bring = b.cpu_bringup
+    if not bring.cpus and bring.serial_s is None:
+        return
+    table = Table(
+        title=(
+            f"CPU bring-up: serial {_s(bring.serial_s)} s, if parallel (slowest CPU)"
+            f" {_s(bring.parallel_estimate_s)} s"
+        ),
+        title_justify="left",
+    )
+    table.add_column("cpu", justify="right")
+    table.add_column("start s", justify="right")
+    table.add_column("duration s", justify="right")
+    table.add_column("phases (cycles)")
+    for c in bring.cpus:
+        phases = ", ".join(str(n) for n in c.phases_cycles)
+        if c.total_cycles:
+            phases += f" ({c.total_cycles})"
+        table.add_row(str(c.cpu), _s(c.start_s), _s(c.duration_s), phases)
+    console.print(table)
+
+
+def _advice(b: Breakdown, console: Console) -> None:
+    if not b.advice:
+        return
+    console.print(Text("Advice", style="bold"))
+    for a in b.advice:
+        cost = "" if a.cost_s is None else f" (~{a.cost_s:.3f} s)"
+        console.print(Text(f"• {_clean(a.title, 200)}{cost}", style="bold"))
+        console.print(Text(f"    seen: {_clean(a.evidence, 300)}"))
+        console.print(Text(f"    try:  {_clean(a.remedy, 300)}"))

@@ -1,0 +1,107 @@
+"""Choose QEMU's accelerator: KVM when it really boots this kernel, else TCG, and say why.
+
+``/dev/kvm`` existing is not enough: on some hosts (nested virtualisation without the needed CPU
+features, for one) a KVM guest hangs right after the kernel decompresses itself. So "auto" boots the
+kernel once under KVM with a short timeout and uses KVM only if that probe reaches the marker.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from bootscope import defaults
+from bootscope.errors import BootError, InputError
+from bootscope.model import Outcome
+from bootscope.sources.qemu import BootConfig, boot_once
+
+KVM_DEVICE = Path("/dev/kvm")
+_PRINTABLE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b.|[\x00-\x1f\x7f]")
+
+
+@dataclass(frozen=True, slots=True)
+class AccelChoice:
+    """The accelerator to use ("kvm" or "tcg") and a sentence saying why."""
+
+    accel: str
+    reason: str
+
+
+# Probe results for the life of the process, keyed by (kernel, initrd, kernel mtime): one probe boot
+# per kernel, however many experiments ask. Guarded by a lock because -j N boots run in threads.
+_probe_cache: dict[tuple[str, str, int], AccelChoice] = {}
+_probe_lock = threading.Lock()
+
+
+def kvm_usable(device: Path = KVM_DEVICE) -> str | None:
+    """Return None if ``device`` can be opened read-write, else the reason it cannot."""
+    try:
+        fd = os.open(device, os.O_RDWR | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return f"{device} does not exist (no KVM on this host)"
+    except OSError as error:
+        return f"cannot open {device}: {error.strerror}"
+    os.close(fd)
+    return None
+
+
+def choose_accel(
+    requested: str,
+    kernel: Path,
+    initrd: Path | None,
+    probe_timeout_s: float = defaults.KVM_PROBE_TIMEOUT_S,
+    device: Path = KVM_DEVICE,
+) -> AccelChoice:
+    """Return the accelerator for ``requested`` ("auto", "kvm" or "tcg") and the reason.
+
+    "auto" probes KVM with one boot of ``kernel`` (at most ``probe_timeout_s`` seconds, cached per kernel
+    for the process lifetime) and falls back to TCG if KVM is absent or the probe does not reach the
+    marker. Raises InputError for an unknown accelerator, BootError for "kvm" without a usable /dev/kvm.
+    """
+    if requested == "tcg":
+        return AccelChoice("tcg", "TCG as requested (software emulation)")
+    problem = kvm_usable(device) if requested in ("kvm", "auto") else None
+    if requested == "kvm":
+        if problem is not None:
+            raise BootError(f"--accel kvm: {problem}; use --accel tcg or auto")
+        return AccelChoice("kvm", "KVM as requested")
+    if requested != "auto":
+        raise InputError(f"--accel must be auto, kvm or tcg, not {requested!r}")
+    if problem is not None:
+        return AccelChoice("tcg", f"KVM unusable: {problem}; using TCG")
+    try:
+        key = (str(kernel.resolve()), str(initrd.resolve()) if initrd else "", kernel.stat().st_mtime_ns)
+    except OSError as error:
+        raise BootError(f"no such kernel: {kernel}") from error
+    with _probe_lock:
+        cached = _probe_cache.get(key)
+        if cached is None:
+            cached = _probe(kernel, initrd, probe_timeout_s)
+            _probe_cache[key] = cached
+    return cached
+
+
+def _probe(kernel: Path, initrd: Path | None, timeout_s: float) -> AccelChoice:
+    config = BootConfig(
+        kernel=kernel, initrd=initrd, append="", accel="kvm", timeout_s=timeout_s, stop_on_marker=True
+    )
+    boot = boot_once(config)
+    if boot.outcome is Outcome.OK:
+        assert boot.host_end_ns is not None and boot.host_start_ns is not None
+        took_s = (boot.host_end_ns - boot.host_start_ns) / 1e9
+        return AccelChoice("kvm", f"KVM probe boot reached the marker in {took_s:.1f} s")
+    kernel_lines = sum(1 for line in boot.lines if line.text.startswith("["))
+    printable = [_PRINTABLE.sub("", line.text).strip() for line in boot.lines]
+    last = next((text for text in reversed(printable) if text), "(nothing)")
+    if boot.outcome is Outcome.TIMEOUT and kernel_lines == 0:
+        # Seen on this project's build host: SeaBIOS and the boot stub print, then the guest is silent.
+        why = (
+            f"the KVM probe boot hung: no kernel message within {timeout_s:g} s, the last output was "
+            f"{last[:80]!r} (the guest stops after the boot loader, during or after decompression)"
+        )
+    else:
+        why = f"the KVM probe boot ended {boot.outcome.value} ({boot.reason})"
+    return AccelChoice("tcg", f"{why}; using TCG")

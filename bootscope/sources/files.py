@@ -1,0 +1,236 @@
+"""Read a log from a file or stdin, one decoded line at a time.
+
+Streaming on purpose: a 200 MB log is never held in memory, and a single huge line (a binary file
+without newlines) is cut at ``max_line_bytes`` instead of being read whole.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import lzma
+import os
+import stat
+import sys
+from collections.abc import Iterator
+from typing import Protocol
+
+from bootscope.errors import InputError
+
+MAX_LINE_BYTES = 64 * 1024
+CHUNK_BYTES = 1 << 20
+_MAGIC_GZIP = b"\x1f\x8b"
+_MAGIC_XZ = b"\xfd7zXZ\x00"
+_MAGIC_ZSTD = b"\x28\xb5\x2f\xfd"
+
+
+class TextSource:
+    """An iterable of the lines of one log (without their line ends), decoded as UTF-8.
+
+    Undecodable bytes become U+FFFD and are counted in ``undecodable_bytes``; lines longer than
+    ``max_line_bytes`` are cut and counted in ``cut_lines``. Both are complete once iteration ended.
+    Opening is checked eagerly, so a missing file fails at construction, not mid-analysis.
+    """
+
+    def __init__(self, path: str, max_line_bytes: int = MAX_LINE_BYTES) -> None:
+        self.path = path
+        self.max_line_bytes = max_line_bytes
+        self.undecodable_bytes = 0
+        self.cut_lines = 0
+        self.bytes_read = 0
+        self.line_count = 0
+        if path != "-":
+            _check_file(path)
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """Return the reader's warnings (cut lines, undecodable bytes) as one-line strings."""
+        found: list[str] = []
+        if self.cut_lines:
+            found.append(
+                f"{self.path}: {self.cut_lines} line(s) longer than {self.max_line_bytes} bytes were cut"
+            )
+        if self.undecodable_bytes:
+            found.append(
+                f"{self.path}: {self.undecodable_bytes} byte(s) are not UTF-8 and were replaced by U+FFFD"
+            )
+        return tuple(found)
+
+    def __iter__(self) -> Iterator[str]:
+        raw = _open_binary(self.path)
+        try:
+            yield from self._lines(raw)
+        finally:
+            if raw is not sys.stdin.buffer:
+                raw.close()
+        if self.bytes_read == 0:
+            raise InputError(f"{self.path}: the log is empty")
+
+    def _lines(self, raw: _Reader) -> Iterator[str]:
+        # Whole chunks are decoded and split at C speed; only a chunk holding a huge line or
+        # undecodable bytes takes the slower, careful path.
+        limit = self.max_line_bytes
+        carry = b""
+        while True:
+            chunk = raw.read(CHUNK_BYTES)
+            if not chunk:
+                break
+            self.bytes_read += len(chunk)
+            data = carry + chunk if carry else chunk
+            end = data.rfind(b"\n")
+            if end < 0:
+                if len(data) > limit:
+                    yield self._cut(data)
+                    yield from self._skip_rest_of_line(raw)
+                    carry = b""
+                else:
+                    carry = data
+                continue
+            carry = data[end + 1 :]
+            yield from self._split_chunk(data[: end + 1])
+        if carry:
+            yield from self._split_chunk(carry)
+
+    def _split_chunk(self, data: bytes) -> list[str]:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            text = self._decode_counting(data)
+        lines = text.replace("\r\n", "\n").split("\n")
+        if lines[-1] == "":
+            lines.pop()  # the chunk ended with its last line's newline
+        else:
+            lines[-1] = lines[-1].rstrip("\r")
+        self.line_count += len(lines)
+        if len(text) > self.max_line_bytes and max(map(len, lines)) > self.max_line_bytes:
+            lines = [self._cut_text(line) for line in lines]
+        return lines
+
+    def _cut_text(self, line: str) -> str:
+        if len(line) <= self.max_line_bytes:
+            return line
+        self.cut_lines += 1
+        return line[: self.max_line_bytes]
+
+    def _cut(self, data: bytes) -> str:
+        self.cut_lines += 1
+        self.line_count += 1
+        return data[: self.max_line_bytes].decode("utf-8", errors="replace")
+
+    def _skip_rest_of_line(self, raw: _Reader) -> Iterator[str]:
+        # The rest of a huge line is read in bounded pieces and dropped; what follows its newline is
+        # the next line.
+        while True:
+            chunk = raw.read(CHUNK_BYTES)
+            if not chunk:
+                return
+            self.bytes_read += len(chunk)
+            end = chunk.find(b"\n")
+            if end >= 0:
+                rest = chunk[end + 1 :]
+                if rest:
+                    yield from self._lines(_Prefixed(rest, raw))
+                return
+
+    def _decode_counting(self, data: bytes) -> str:
+        pieces: list[str] = []
+        pos = 0
+        while True:
+            try:
+                pieces.append(data[pos:].decode("utf-8"))
+                return "".join(pieces)
+            except UnicodeDecodeError as error:
+                pieces.append(data[pos : pos + error.start].decode("utf-8"))
+                pieces.append("\ufffd")
+                self.undecodable_bytes += error.end - error.start
+                pos += error.end
+
+
+def read_text_lines(path: str, max_line_bytes: int = MAX_LINE_BYTES) -> TextSource:
+    """Return a lazy line source for ``path`` ('-' is stdin; .gz, .xz and .zst are decompressed).
+
+    Raises InputError at once for a missing, unreadable or empty file or a directory, and during
+    iteration for an empty stream or a corrupt compressed file.
+    """
+    return TextSource(path, max_line_bytes)
+
+
+def _check_file(path: str) -> None:
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except OSError as error:
+        raise InputError(f"{path}: cannot read: {error.strerror}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise InputError(f"{path}: is a directory, give a log file")
+    if not os.access(path, os.R_OK):
+        raise InputError(f"{path}: cannot read: permission denied")
+    if stat.S_ISREG(info.st_mode) and info.st_size == 0:
+        raise InputError(f"{path}: the log is empty")
+
+
+def _open_binary(path: str) -> _Reader:
+    if path == "-":
+        stream: io.BufferedReader = sys.stdin.buffer  # type: ignore[assignment]
+    else:
+        try:
+            stream = open(path, "rb")  # noqa: SIM115 - closed by TextSource.__iter__
+        except OSError as error:
+            raise InputError(f"{path}: cannot read: {error.strerror}") from None
+    buffered = stream if isinstance(stream, io.BufferedReader) else io.BufferedReader(stream)
+    magic = buffered.peek(6)[:6]
+    if magic.startswith(_MAGIC_GZIP):
+        return _Guarded(gzip.GzipFile(fileobj=buffered), path)
+    if magic.startswith(_MAGIC_XZ):
+        return _Guarded(lzma.LZMAFile(buffered), path)
+    if magic.startswith(_MAGIC_ZSTD):
+        import zstandard
+
+        reader = zstandard.ZstdDecompressor().stream_reader(buffered)
+        return _Guarded(io.BufferedReader(reader), path)
+    return buffered
+
+
+class _Reader(Protocol):
+    def read(self, size: int = -1, /) -> bytes: ...
+
+    def close(self) -> None: ...
+
+
+class _Prefixed:
+    """A reader that first returns ``head``, then reads from ``inner``."""
+
+    def __init__(self, head: bytes, inner: _Reader) -> None:
+        self._head = head
+        self._inner = inner
+
+    def read(self, size: int = -1, /) -> bytes:
+        if self._head:
+            head, self._head = self._head, b""
+            return head
+        return self._inner.read(size)
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+class _Guarded:
+    """A binary reader whose decompression errors become one-line InputErrors."""
+
+    def __init__(self, inner: _Reader, path: str) -> None:
+        self._inner = inner
+        self._path = path
+
+    def read(self, size: int = -1, /) -> bytes:
+        try:
+            return self._inner.read(size)
+        except (OSError, EOFError, lzma.LZMAError, ValueError) as error:
+            raise InputError(f"{self._path}: the compressed file is corrupt or truncated ({error})") from None
+        except Exception as error:  # zstandard raises its own ZstdError
+            if type(error).__name__ == "ZstdError":
+                raise InputError(f"{self._path}: the compressed file is corrupt ({error})") from None
+            raise
+
+    def close(self) -> None:
+        self._inner.close()

@@ -1,0 +1,427 @@
+"""The store: open a database, write experiments and boots, read them back.
+
+A plain path is a SQLite file in WAL mode (readers never block the writer, and a killed writer
+loses at most the boot it was writing); ``sqlite:///...`` and ``postgresql+psycopg://...`` URLs are
+used as given. Every boot is written in its own transaction the moment it ends.
+Every database failure becomes a one-line :class:`~bootscope.errors.StoreError`.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+
+from bootscope.errors import StoreError
+from bootscope.model import LogLine
+from bootscope.store import schema
+from bootscope.store.logcodec import decode_log, encode_log
+from bootscope.store.records import (
+    STATUS_RUNNING,
+    BootRecord,
+    ExperimentRecord,
+    ExperimentSummary,
+    VariantRecord,
+)
+
+SQLITE_BUSY_TIMEOUT_S = 15.0  # another writer (a second `bootscope run`) holds the lock this long at most
+
+
+def _describe(error: BaseException) -> str:
+    """Return the driver's own message for ``error`` in one line, with advice for common causes."""
+    orig = getattr(error, "orig", None) or error
+    text = " ".join(str(orig).split()) or type(orig).__name__
+    low = text.lower()
+    if "database is locked" in low:
+        return f"{text}: another process holds the database; wait for it or use another --db"
+    if "disk is full" in low or "no space left" in low:
+        return f"{text}: free disk space or use another --db"
+    if "file is not a database" in low:
+        return "the file is not a SQLite database (not a bootscope store); use another --db"
+    if "unable to open database file" in low:
+        return f"{text}: check that the directory exists and is writable"
+    return text
+
+
+def _engine_for(target: str | Path) -> tuple[Engine, str]:
+    """Return an engine for a path or URL and the name to show the user; raises StoreError."""
+    text = str(target)
+    if "://" in text:
+        try:
+            url = sa.make_url(text)
+        except sa.exc.ArgumentError as error:
+            raise StoreError(f"bad database URL {text!r}: {error}") from error
+        shown = url.render_as_string(hide_password=True)
+    else:
+        path = Path(text).expanduser()
+        parent = path.parent if str(path.parent) else Path(".")
+        if not parent.is_dir():
+            raise StoreError(f"cannot create database {text}: directory {parent} does not exist")
+        if not path.exists() and not os.access(parent, os.W_OK):
+            raise StoreError(f"cannot create database {text}: directory {parent} is not writable")
+        url = sa.URL.create("sqlite", database=str(path))
+        shown = str(path)
+    try:
+        if url.get_backend_name() == "sqlite":
+            engine = sa.create_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S})
+            if url.database not in (None, "", ":memory:"):
+                sa.event.listen(engine, "connect", _sqlite_pragmas)
+        else:
+            engine = sa.create_engine(url, pool_pre_ping=True)
+    except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError, ImportError) as error:
+        raise StoreError(f"cannot use database URL {shown!r}: {_describe(error)}") from error
+    return engine, shown
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    # WAL: a reader (`bootscope runs`) never blocks the running experiment, and a SIGKILL mid-write
+    # leaves the last committed boot intact. NORMAL sync is durable across process crashes in WAL.
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+def _now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class Store:
+    """A bootscope database. Use :meth:`open`; safe to share between threads (writes are serialized)."""
+
+    def __init__(self, engine: Engine, shown: str) -> None:
+        self._engine = engine
+        self.name = shown
+        self._write_lock = threading.Lock()
+
+    @classmethod
+    def open(cls, target: str | Path) -> Store:
+        """Return the store at a path (SQLite, WAL mode) or URL, creating the schema if the database is
+        empty; raises StoreError for a bad URL, an unreachable server, a locked or unwritable file, or a
+        database that is not bootscope's."""
+        engine, shown = _engine_for(target)
+        store = cls(engine, shown)
+        with store._guard("opening"):
+            store._ensure_schema()
+        return store
+
+    def close(self) -> None:
+        """Release every connection (the store cannot be used afterwards)."""
+        self._engine.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _guard(self, action: str) -> Iterator[None]:
+        try:
+            yield
+        except sa.exc.SQLAlchemyError as error:
+            raise StoreError(f"{action} {self.name} failed: {_describe(error)}") from error
+
+    @contextmanager
+    def _write(self, action: str) -> Iterator[Connection]:
+        with self._write_lock, self._guard(action), self._engine.begin() as conn:
+            yield conn
+
+    def _ensure_schema(self) -> None:
+        inspector = sa.inspect(self._engine)
+        tables = set(inspector.get_table_names())
+        if schema.meta.name in tables:
+            with self._engine.connect() as conn:
+                version = conn.execute(
+                    sa.select(schema.meta.c.value).where(schema.meta.c.key == "schema")
+                ).scalar()
+            if version != schema.SCHEMA_VERSION:
+                raise StoreError(
+                    f"{self.name} has bootscope schema {version}, this bootscope reads "
+                    f"{schema.SCHEMA_VERSION}; use another --db"
+                )
+            return
+        if tables:
+            raise StoreError(f"{self.name} is not a bootscope database (other tables); use another --db")
+        with self._write("creating the schema in") as conn:
+            schema.metadata.create_all(conn)
+            conn.execute(sa.insert(schema.meta).values(key="schema", value=schema.SCHEMA_VERSION))
+
+    # ---- writing -------------------------------------------------------------------------------
+
+    def create_experiment(
+        self,
+        *,
+        plan: Mapping[str, Any],
+        seed: int,
+        accel: str,
+        accel_reason: str,
+        host: Mapping[str, Any],
+        variants: Sequence[VariantRecord],
+    ) -> ExperimentRecord:
+        """Store a new experiment (status ``running``) with its variants and return it, ids filled in;
+        raises StoreError on a database failure or a duplicate variant name."""
+        names = [variant.name for variant in variants]
+        if len(set(names)) != len(names):
+            raise StoreError(f"variant names must be unique, got {names}")
+        created = _now_iso()
+        with self._write("creating an experiment in") as conn:
+            exp_id = conn.execute(
+                sa.insert(schema.experiments)
+                .values(
+                    created=created,
+                    plan=dict(plan),
+                    seed=seed,
+                    accel=accel,
+                    accel_reason=accel_reason,
+                    host=dict(host),
+                    status=STATUS_RUNNING,
+                )
+                .returning(schema.experiments.c.id)
+            ).scalar_one()
+            stored = []
+            for variant in variants:
+                variant_id = conn.execute(
+                    sa.insert(schema.variants)
+                    .values(experiment=exp_id, name=variant.name, config=dict(variant.config))
+                    .returning(schema.variants.c.id)
+                ).scalar_one()
+                stored.append(VariantRecord(name=variant.name, config=dict(variant.config), id=variant_id))
+        return ExperimentRecord(
+            id=exp_id,
+            created=created,
+            plan=dict(plan),
+            seed=seed,
+            accel=accel,
+            accel_reason=accel_reason,
+            host=dict(host),
+            status=STATUS_RUNNING,
+            variants=tuple(stored),
+        )
+
+    def set_status(self, exp_id: int, status: str) -> None:
+        """Set an experiment's status (running, complete, interrupted); raises StoreError."""
+        with self._write("updating") as conn:
+            conn.execute(
+                sa.update(schema.experiments).where(schema.experiments.c.id == exp_id).values(status=status)
+            )
+
+    def record_boot(self, exp_id: int, record: BootRecord, lines: Sequence[LogLine]) -> int:
+        """Store one boot, its metric samples and its compressed log in one transaction; return its id.
+
+        Raises StoreError if the variant is unknown, the position/attempt is already stored, or the
+        database fails (locked, disk full)."""
+        blob = encode_log(lines)
+        with self._write("recording a boot in") as conn:
+            variant_id = conn.execute(
+                sa.select(schema.variants.c.id).where(
+                    schema.variants.c.experiment == exp_id, schema.variants.c.name == record.variant
+                )
+            ).scalar()
+            if variant_id is None:
+                raise StoreError(f"experiment {exp_id} has no variant {record.variant!r}")
+            boot_id = conn.execute(
+                sa.insert(schema.boots)
+                .values(
+                    experiment=exp_id,
+                    variant=variant_id,
+                    index=record.index,
+                    attempt=record.attempt,
+                    warmup=record.warmup,
+                    outcome=record.outcome,
+                    reason=record.reason,
+                    accel=record.accel,
+                    qemu_command=list(record.command),
+                    kernel_release=record.kernel_release,
+                    host_start_ns=record.host_start_ns,
+                    disturbed=record.disturbed,
+                    superseded=record.superseded,
+                    other_cpu_s=record.other_cpu_s,
+                    steal_s=record.steal_s,
+                    started_at=record.started_at or _now_iso(),
+                )
+                .returning(schema.boots.c.id)
+            ).scalar_one()
+            rows = [
+                {"boot": boot_id, "metric": metric, "value": float(value)}
+                for metric, value in record.metrics.items()
+                if value is not None
+            ]
+            if rows:
+                conn.execute(sa.insert(schema.samples), rows)
+            conn.execute(sa.insert(schema.logs).values(boot=boot_id, data=blob))
+        return int(boot_id)
+
+    # ---- reading -------------------------------------------------------------------------------
+
+    def _experiment_from_row(self, conn: Connection, row: sa.Row[Any]) -> ExperimentRecord:
+        variant_rows = conn.execute(
+            sa.select(schema.variants)
+            .where(schema.variants.c.experiment == row.id)
+            .order_by(schema.variants.c.id)
+        ).all()
+        return ExperimentRecord(
+            id=row.id,
+            created=row.created,
+            plan=row.plan,
+            seed=row.seed,
+            accel=row.accel,
+            accel_reason=row.accel_reason,
+            host=row.host,
+            status=row.status,
+            variants=tuple(VariantRecord(name=v.name, config=v.config, id=v.id) for v in variant_rows),
+        )
+
+    def experiment(self, exp_id: int | str) -> ExperimentRecord:
+        """Return the experiment with this id, or the newest for ``"latest"``; raises StoreError if
+        there is none."""
+        table = schema.experiments
+        query = sa.select(table)
+        if isinstance(exp_id, str) and exp_id.strip().lower() == "latest":
+            query = query.order_by(table.c.id.desc()).limit(1)
+        else:
+            try:
+                query = query.where(table.c.id == int(exp_id))
+            except ValueError:
+                raise StoreError(f"experiment id must be a number or 'latest', got {exp_id!r}") from None
+        with self._guard("reading"), self._engine.connect() as conn:
+            row = conn.execute(query).first()
+            if row is None:
+                what = "no experiments yet" if exp_id == "latest" else f"no experiment {exp_id}"
+                raise StoreError(f"{self.name}: {what} (see `bootscope runs`)")
+            return self._experiment_from_row(conn, row)
+
+    def list_experiments(self) -> list[ExperimentSummary]:
+        """Return every experiment, oldest first, with its boot counts; raises StoreError."""
+        boots = schema.boots
+        final = sa.not_(boots.c.superseded)
+        counts = (
+            sa.select(
+                boots.c.experiment,
+                sa.func.count().label("boots"),
+                sa.func.sum(sa.case((sa.and_(final, boots.c.outcome == "ok"), 1), else_=0)).label("ok"),
+                sa.func.sum(sa.case((sa.and_(final, boots.c.outcome != "ok"), 1), else_=0)).label("failed"),
+            )
+            .group_by(boots.c.experiment)
+            .subquery()
+        )
+        with self._guard("reading"), self._engine.connect() as conn:
+            rows = conn.execute(sa.select(schema.experiments).order_by(schema.experiments.c.id)).all()
+            by_id = {r.experiment: r for r in conn.execute(sa.select(counts)).all()}
+            summaries = []
+            for row in rows:
+                count = by_id.get(row.id)
+                summaries.append(
+                    ExperimentSummary(
+                        experiment=self._experiment_from_row(conn, row),
+                        boots=int(count.boots) if count else 0,
+                        ok=int(count.ok or 0) if count else 0,
+                        failed=int(count.failed or 0) if count else 0,
+                    )
+                )
+            return summaries
+
+    def boots(self, exp_id: int) -> list[BootRecord]:
+        """Return every boot attempt of an experiment in order (index, then attempt), with metrics;
+        raises StoreError."""
+        boots, variants = schema.boots, schema.variants
+        with self._guard("reading"), self._engine.connect() as conn:
+            metric_rows = conn.execute(
+                sa.select(schema.samples)
+                .join(boots, boots.c.id == schema.samples.c.boot)
+                .where(boots.c.experiment == exp_id)
+            ).all()
+            metrics: dict[int, dict[str, float | None]] = {}
+            for m in metric_rows:
+                metrics.setdefault(m.boot, {})[m.metric] = m.value
+            rows = conn.execute(
+                sa.select(boots, variants.c.name.label("variant_name"))
+                .join(variants, variants.c.id == boots.c.variant)
+                .where(boots.c.experiment == exp_id)
+                .order_by(boots.c.index, boots.c.attempt)
+            ).all()
+        return [
+            BootRecord(
+                variant=row.variant_name,
+                index=row._mapping["index"],
+                warmup=bool(row.warmup),
+                outcome=row.outcome,
+                reason=row.reason,
+                accel=row.accel,
+                command=tuple(row.qemu_command),
+                kernel_release=row.kernel_release,
+                host_start_ns=row.host_start_ns,
+                disturbed=bool(row.disturbed),
+                other_cpu_s=row.other_cpu_s,
+                steal_s=row.steal_s,
+                started_at=row.started_at,
+                attempt=row.attempt,
+                superseded=bool(row.superseded),
+                metrics=metrics.get(row.id, {}),
+                id=row.id,
+            )
+            for row in rows
+        ]
+
+    def samples(self, exp_id: int, metric: str, include_warmup: bool = False) -> dict[str, list[float]]:
+        """Return variant name -> values of ``metric`` (seconds) of the ok boots in run order.
+
+        Every variant is a key (an empty list if no boot reached the metric). Superseded attempts are
+        left out; the last attempt of a boot that stayed disturbed is kept (``boots`` tells which).
+        Raises StoreError if the experiment does not exist."""
+        record = self.experiment(exp_id)
+        result: dict[str, list[float]] = {variant.name: [] for variant in record.variants}
+        for boot in self.boots(exp_id):
+            if boot.superseded or boot.outcome != "ok" or (boot.warmup and not include_warmup):
+                continue
+            value = boot.metrics.get(metric)
+            if value is not None:
+                result.setdefault(boot.variant, []).append(value)
+        return result
+
+    def boot_log(self, exp_id: int, index: int) -> list[LogLine]:
+        """Return the stored lines of the boot at position ``index`` (its final attempt), each with its
+        host arrival time in ns; raises StoreError if there is no such boot."""
+        boots = schema.boots
+        with self._guard("reading"), self._engine.connect() as conn:
+            data = conn.execute(
+                sa.select(schema.logs.c.data)
+                .join(boots, boots.c.id == schema.logs.c.boot)
+                .where(boots.c.experiment == exp_id, boots.c.index == index)
+                .order_by(boots.c.superseded, boots.c.attempt.desc())
+                .limit(1)
+            ).scalar()
+        if data is None:
+            raise StoreError(f"{self.name}: experiment {exp_id} has no boot {index}")
+        return decode_log(bytes(data))
+
+    def logs(self, exp_id: int) -> dict[int, list[LogLine]]:
+        """Return boot id -> stored lines for every boot attempt of an experiment; raises StoreError."""
+        boots = schema.boots
+        with self._guard("reading"), self._engine.connect() as conn:
+            rows = conn.execute(
+                sa.select(schema.logs.c.boot, schema.logs.c.data)
+                .join(boots, boots.c.id == schema.logs.c.boot)
+                .where(boots.c.experiment == exp_id)
+            ).all()
+        return {row.boot: decode_log(bytes(row.data)) for row in rows}
+
+    def export_document(self, exp_id: int | str) -> dict[str, Any]:
+        """Return the experiment as one JSON-able document (see :mod:`bootscope.store.export`)."""
+        from bootscope.store.export import export_document
+
+        return export_document(self, exp_id)
+
+    def export_csv(self, exp_id: int | str) -> str:
+        """Return one CSV row per boot attempt with its metrics (see :mod:`bootscope.store.export`)."""
+        from bootscope.store.export import export_csv
+
+        return export_csv(self, exp_id)

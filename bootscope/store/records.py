@@ -1,0 +1,84 @@
+"""The rows the store hands out and takes in: plain frozen dataclasses, no database types.
+
+Times of day are ISO 8601 strings in UTC (``created``, ``started_at``); host clock readings are
+``time.monotonic_ns()`` values (``host_start_ns``), comparable only within one host boot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+# The headline metrics every export names, even when a boot did not reach them (value None).
+EXPORT_METRICS = ("kernel_init_s", "userspace_s", "host_wall_s")
+
+# Experiment life cycle: running -> complete, or running -> interrupted (Ctrl-C, crash, kill);
+# an interrupted experiment can be resumed, which sets it back to running.
+STATUS_RUNNING = "running"
+STATUS_COMPLETE = "complete"
+STATUS_INTERRUPTED = "interrupted"
+
+
+@dataclass(frozen=True, slots=True)
+class VariantRecord:
+    """One variant of an experiment: its name and the options it boots with (JSON-able)."""
+
+    name: str
+    config: Mapping[str, Any] = field(default_factory=dict)
+    id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ExperimentRecord:
+    """One experiment: the plan it ran, the seed of its order, the accelerator and the host."""
+
+    id: int
+    created: str
+    plan: Mapping[str, Any]
+    seed: int
+    accel: str
+    accel_reason: str
+    host: Mapping[str, Any]
+    status: str
+    variants: tuple[VariantRecord, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class BootRecord:
+    """One boot attempt at one position (``index``) of an experiment's order.
+
+    ``attempt`` counts re-runs of the same position (0 first); ``superseded`` is True for an attempt
+    that a later attempt replaced (a boot disturbed by host load and re-run). ``metrics`` holds the
+    boot's metric values in seconds; a metric the boot did not reach is absent or None.
+    ``other_cpu_s`` and ``steal_s`` are CPU seconds other processes used and the hypervisor stole
+    while the boot ran.
+    """
+
+    variant: str
+    index: int
+    warmup: bool
+    outcome: str
+    reason: str = ""
+    accel: str = ""
+    command: tuple[str, ...] = ()
+    kernel_release: str | None = None
+    host_start_ns: int | None = None
+    disturbed: bool = False
+    other_cpu_s: float | None = None
+    steal_s: float | None = None
+    started_at: str | None = None
+    attempt: int = 0
+    superseded: bool = False
+    metrics: Mapping[str, float | None] = field(default_factory=dict)
+    id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ExperimentSummary:
+    """An experiment with its boot counts: every attempt stored, and the final ones ok or failed."""
+
+    experiment: ExperimentRecord
+    boots: int
+    ok: int
+    failed: int

@@ -1,0 +1,82 @@
+"""The database schema (SQLAlchemy Core), identical on SQLite and PostgreSQL.
+
+``bootscope_meta`` marks a database as bootscope's and holds the schema version, so that opening
+some other application's database fails with a clear message instead of writing into it.
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+SCHEMA_VERSION = "1"
+
+metadata = sa.MetaData()
+
+meta = sa.Table(
+    "bootscope_meta",
+    metadata,
+    sa.Column("key", sa.String(64), primary_key=True),
+    sa.Column("value", sa.String(256), nullable=False),
+)
+
+experiments = sa.Table(
+    "experiments",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("created", sa.String(40), nullable=False),
+    sa.Column("plan", sa.JSON, nullable=False),
+    sa.Column("seed", sa.BigInteger, nullable=False),
+    sa.Column("accel", sa.String(16), nullable=False),
+    sa.Column("accel_reason", sa.Text, nullable=False),
+    sa.Column("host", sa.JSON, nullable=False),
+    sa.Column("status", sa.String(16), nullable=False),
+)
+
+variants = sa.Table(
+    "variants",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("experiment", sa.Integer, sa.ForeignKey("experiments.id"), nullable=False, index=True),
+    sa.Column("name", sa.String(128), nullable=False),
+    sa.Column("config", sa.JSON, nullable=False),
+    sa.UniqueConstraint("experiment", "name"),
+)
+
+boots = sa.Table(
+    "boots",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("experiment", sa.Integer, sa.ForeignKey("experiments.id"), nullable=False, index=True),
+    sa.Column("variant", sa.Integer, sa.ForeignKey("variants.id"), nullable=False),
+    sa.Column("index", sa.Integer, nullable=False),
+    sa.Column("attempt", sa.Integer, nullable=False, default=0),
+    sa.Column("warmup", sa.Boolean, nullable=False),
+    sa.Column("outcome", sa.String(16), nullable=False),
+    sa.Column("reason", sa.Text, nullable=False),
+    sa.Column("accel", sa.String(16), nullable=False),
+    sa.Column("qemu_command", sa.JSON, nullable=False),
+    sa.Column("kernel_release", sa.String(128)),
+    sa.Column("host_start_ns", sa.BigInteger),
+    sa.Column("disturbed", sa.Boolean, nullable=False),
+    sa.Column("superseded", sa.Boolean, nullable=False, default=False),
+    sa.Column("other_cpu_s", sa.Float),
+    sa.Column("steal_s", sa.Float),
+    sa.Column("started_at", sa.String(40)),
+    sa.UniqueConstraint("experiment", "index", "attempt"),
+)
+
+samples = sa.Table(
+    "samples",
+    metadata,
+    sa.Column("boot", sa.Integer, sa.ForeignKey("boots.id"), primary_key=True),
+    sa.Column("metric", sa.String(64), primary_key=True),
+    sa.Column("value", sa.Float, nullable=False),
+)
+
+logs = sa.Table(
+    "logs",
+    metadata,
+    sa.Column("boot", sa.Integer, sa.ForeignKey("boots.id"), primary_key=True),
+    # zstd-compressed UTF-8 JSON of [[host_ns, text], ...]: a boot log of ~100 kB shrinks ~10x.
+    sa.Column("data", sa.LargeBinary, nullable=False),
+)

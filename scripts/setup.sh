@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs everything bootscope needs on a fresh Debian machine: the Debian packages (QEMU, busybox,
+# kexec-tools, rt-tests, Chromium for the browser tests, PostgreSQL for the store tests) and a virtualenv
+# in .venv with the package and its development tools. Safe to run again: it skips what is there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(python3 python3-venv python3-pip qemu-system-x86 busybox-static kexec-tools rt-tests cpio
+  zstd xz-utils chromium postgresql)
+need_apt=()
+for pkg in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_apt+=("$pkg")
+done
+if [ ${#need_apt[@]} -gt 0 ]; then
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  echo "setup: installing Debian packages: ${need_apt[*]}"
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${need_apt[@]}"
+fi
+
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+fi
+stamp=.venv/.bootscope-installed
+want=$(sha256sum pyproject.toml | cut -d' ' -f1)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  .venv/bin/pip install -q --upgrade pip
+  .venv/bin/pip install -q -e '.[dev]'
+  echo "$want" > "$stamp"
+fi

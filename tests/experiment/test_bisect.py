@@ -1,0 +1,179 @@
+"""bisect-run: the three-way decision against scipy, and a real `git bisect run` that boots a kernel."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from bootscope.cli import main
+from bootscope.errors import InputError, StatsError
+from bootscope.experiment.bisect import (
+    BAD,
+    GOOD,
+    UNKNOWN,
+    decide,
+    exit_code,
+    looks_allowed,
+    parse_threshold,
+)
+from bootscope.experiment.execute import start_experiment
+from bootscope.experiment.plan import Plan, VariantSpec
+from bootscope.store import Store
+
+
+def test_parse_threshold() -> None:
+    assert parse_threshold("5%") == pytest.approx(0.05)
+    assert parse_threshold("0.2") == pytest.approx(0.2)
+    for bad in ("five", "150%", "-1%"):
+        with pytest.raises(InputError):
+            parse_threshold(bad)
+
+
+def test_looks_allowed() -> None:
+    assert looks_allowed(6, 6) == 1
+    assert looks_allowed(6, 24) == 4
+    assert looks_allowed(4, 10) == 3
+    with pytest.raises(InputError):
+        looks_allowed(6, 5)
+
+
+def test_decision_p_values_match_scipy_on_the_moved_sample() -> None:
+    rng = np.random.default_rng(4)
+    base = 2.5 + rng.normal(0, 0.05, 8)
+    cand = 3.0 + rng.normal(0, 0.05, 8)
+    decision = decide(base, cand, threshold=0.05, alpha=0.05, looks=2)
+    margin = 0.05 * np.median(base)
+    assert decision.margin == pytest.approx(margin)
+    expected_bad = sps.mannwhitneyu(cand - margin, base, alternative="greater").pvalue
+    expected_good = sps.mannwhitneyu(cand - margin, base, alternative="less").pvalue
+    assert decision.p_bad == pytest.approx(expected_bad)
+    assert decision.p_good == pytest.approx(expected_good)
+    assert decision.alpha_look == pytest.approx(0.025)
+    assert decision.verdict == BAD
+    assert exit_code(decision.verdict) == 1
+
+
+def test_good_bad_unknown() -> None:
+    rng = np.random.default_rng(5)
+    base = 2.5 + rng.normal(0, 0.05, 8)
+    # Same distribution, 20 % threshold: clearly not slower by 20 %.
+    same = 2.5 + rng.normal(0, 0.05, 8)
+    assert decide(base, same, 0.2, 0.05).verdict == GOOD
+    assert exit_code(GOOD) == 0
+    # Slower by about the threshold itself: neither question can be answered.
+    near = 2.5 * 1.2 + rng.normal(0, 0.05, 8)
+    assert decide(base, near, 0.2, 0.05).verdict == UNKNOWN
+    assert exit_code(UNKNOWN) == 125
+    # A real 30 % slowdown against a 5 % threshold, but with two samples the test cannot reach alpha.
+    assert decide(base[:2], (base * 1.3)[:2], 0.05, 0.05).verdict == UNKNOWN
+
+
+def test_false_bad_rate_when_nothing_changed() -> None:
+    rng = np.random.default_rng(9)
+    bad = 0
+    for _ in range(400):
+        base = rng.lognormal(0.9, 0.05, 6)
+        cand = rng.lognormal(0.9, 0.05, 6)
+        bad += decide(base, cand, 0.0, 0.05).verdict == BAD
+    # With threshold 0 the "bad" call is a one-sided MW test at alpha 0.05: about 20 of 400.
+    assert bad / 400 <= 0.08
+
+
+def test_too_few_samples_raise() -> None:
+    with pytest.raises(StatsError):
+        decide([1.0], [1.0, 2.0], 0.05, 0.05)
+
+
+# ---- a real `git bisect run` over a tiny repository whose "build" chooses the kernel command line ----
+
+ICOUNT_SHIFT = 3  # guest time counts instructions: host load cannot move kernel_init_s
+PLANTED = "init_on_free=1"  # costs the 512 MiB guest ~0.6 s of guest time (11.30 s -> 11.91 s)
+
+
+def _git(repo: Path, *args: str) -> str:
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.org",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.org",
+    }
+    done = subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def _commit(repo: Path, files: dict[str, str], message: str) -> str:
+    for name, text in files.items():
+        (repo / name).write_text(text)
+    _git(repo, "add", *files)
+    _git(repo, "commit", "-q", "-m", message)
+    return _git(repo, "rev-parse", "HEAD").strip()
+
+
+def _bootscope() -> str:
+    return str(Path(sys.executable).with_name("bootscope"))
+
+
+@pytest.mark.boot
+def test_git_bisect_run_finds_the_planted_commit(cloud_kernel: Path, tmp_path: Path) -> None:
+    db = tmp_path / "bisect.db"
+    base = VariantSpec(name="good", kernel=str(cloud_kernel), smp=1, icount_shift=ICOUNT_SHIFT)
+    plan = Plan(variants=(base,), seed=5, samples_per_variant=3, warmup_per_variant=0, accel="tcg")
+    with Store.open(db) as store:
+        run = start_experiment(plan, store).experiment.id
+    repo = tmp_path / "tree"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    good = _commit(repo, {"cmdline.txt": "\n", "notes.txt": "a\n"}, "start")
+    _commit(repo, {"notes.txt": "b\n"}, "harmless")
+    planted = _commit(repo, {"cmdline.txt": f"{PLANTED}\n"}, "planted slowdown")
+    bad = _commit(repo, {"notes.txt": "c\n"}, "harmless again")
+    out = tmp_path / "append.txt"
+    command = [
+        _bootscope(), "bisect-run", "--build", f"cp cmdline.txt {out}", "--kernel", str(cloud_kernel),
+        "--baseline", f"{run}:good", "--threshold", "2%", "-n", "4", "--max-n", "4", "--db", str(db),
+        "--append-file", str(out),
+    ]  # fmt: skip
+    _git(repo, "bisect", "start", bad, good)
+    done = subprocess.run(
+        ["git", "bisect", "run", *command], cwd=repo, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"{planted} is the first bad commit" in done.stdout, done.stdout + done.stderr
+    # Each tested commit left its boots in the store, next to the baseline.
+    with Store.open(db) as store:
+        assert len(store.list_experiments()) >= 3
+
+
+def _here(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    """Run the CLI's entry point in this process; return (exit code, stderr)."""
+    saved = sys.argv
+    sys.argv = ["bootscope", "bisect-run", *args]
+    try:
+        main()
+        code = 0
+    except SystemExit as stop:
+        code = int(stop.code or 0)
+    finally:
+        sys.argv = saved
+    return code, capsys.readouterr().err
+
+
+def test_bisect_run_exit_codes_without_booting(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    common = ["--kernel", str(tmp_path / "none"), "--db", str(tmp_path / "empty.db")]
+    code, err = _here(capsys, "--build", "exit 3", "--baseline", "1:good", *common)
+    assert code == 125 and "build failed" in err
+    # A baseline that does not exist would fail every commit alike: abort the bisect (>= 128).
+    code, err = _here(capsys, "--build", "true", "--baseline", "7:good", *common)
+    assert code == 128 and "no experiment 7" in err
+    code, err = _here(capsys, "--baseline", "1:good", "--threshold", "lots", *common)
+    assert code == 128 and "--threshold" in err
+    code, err = _here(capsys, "--baseline", "nocolon", *common)
+    assert code == 128 and "RUN:VARIANT" in err

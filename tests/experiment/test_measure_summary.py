@@ -1,0 +1,95 @@
+"""Measuring one captured boot (a real console log) and summarizing stored boots, without booting."""
+
+from __future__ import annotations
+
+import re
+import statistics
+from pathlib import Path
+
+from bootscope.experiment.execute import measure
+from bootscope.experiment.plan import VariantSpec
+from bootscope.experiment.summary import failed_boots, summarize
+from bootscope.model import Boot, LogLine
+from bootscope.store import BootRecord
+
+START_NS = 50_000_000_000
+
+
+def _captured(path: Path) -> list[LogLine]:
+    """The log as boot_once would capture it: one line per newline, 1 ms of host time apart."""
+    raw = path.read_bytes().decode("utf-8", errors="replace").split("\n")
+    return [LogLine(text=t.rstrip("\r"), host_ns=START_NS + 1_000_000 * (i + 1)) for i, t in enumerate(raw)]
+
+
+def _expected(lines: list[LogLine]) -> tuple[float, float, int]:
+    run_init = next(line for line in lines if "Run /init as init process" in line.text)
+    marker_index = next(i for i, line in enumerate(lines) if "BOOTSCOPE-MARKER" in line.text)
+    init_s = float(re.search(r"\[\s*(\d+\.\d+)\]", run_init.text).group(1))  # type: ignore[union-attr]
+    uptime_s = float(re.search(r"uptime=(\d+\.\d+)", lines[marker_index].text).group(1))  # type: ignore[union-attr]
+    return init_s, uptime_s, marker_index
+
+
+def test_measure_reads_the_guests_own_times(data_dir: Path) -> None:
+    lines = _captured(data_dir / "debian-6.1-cloud-smp2.log")
+    init_s, uptime_s, marker_index = _expected(lines)
+    boot = Boot(lines=tuple(lines), host_start_ns=START_NS)
+    metrics, release, note = measure(boot, VariantSpec(name="a", kernel="k"), "hint")
+    assert note == ""
+    assert metrics["kernel_init_s"] == init_s == 3.194636
+    assert metrics["userspace_s"] == uptime_s == 3.28
+    # host_wall_s: QEMU start to the marker's arrival, in this synthetic capture (index+1) ms.
+    assert metrics["host_wall_s"] == (marker_index + 1) / 1000
+    assert release == "6.1.0-56-cloud-amd64"
+
+
+def test_marker_after_firmware_escapes_and_no_kernel_lines(data_dir: Path) -> None:
+    # With `quiet` the console shows only firmware output, and its terminal reset can share the
+    # marker's line (seen in a real run here). The guest's uptime must still be read.
+    lines = [
+        LogLine(
+            text="\x1bc\x1b[?7l\x1b[2J\x1b[0mSeaBIOS (version 1.16.2-debian-1.16.2-1)", host_ns=START_NS + 10
+        ),
+        LogLine(text="Booting from ROM...", host_ns=START_NS + 20),
+        LogLine(
+            text="\x1bc\x1b[?7l\x1b[2JBOOTSCOPE-MARKER init uptime=5.62", host_ns=START_NS + 4_000_000_000
+        ),
+    ]
+    metrics, release, note = measure(
+        Boot(lines=tuple(lines), host_start_ns=START_NS), VariantSpec("q", "k"), "r"
+    )
+    assert metrics["userspace_s"] == 5.62
+    assert metrics["kernel_init_s"] is None
+    assert metrics["host_wall_s"] == 4.0
+    assert release == "r"
+    assert "kernel_init_s" in note
+
+
+def test_measure_of_an_empty_boot_is_not_an_error() -> None:
+    metrics, release, _note = measure(Boot(lines=(), host_start_ns=START_NS), VariantSpec("a", "k"), None)
+    assert release is None
+    assert all(value is None for value in metrics.values())
+
+
+def test_summary_counts_and_spreads() -> None:
+    boots = [
+        BootRecord("a", 1, True, "ok", metrics={"kernel_init_s": 9.0}),
+        BootRecord("b", 2, True, "timeout"),
+        BootRecord("a", 3, False, "ok", metrics={"kernel_init_s": 1.0, "userspace_s": 2.0}),
+        BootRecord("b", 4, False, "panic", reason="Kernel panic - not syncing"),
+        BootRecord("a", 5, False, "ok", disturbed=True, superseded=True, metrics={"kernel_init_s": 50.0}),
+        BootRecord("a", 5, False, "ok", attempt=1, metrics={"kernel_init_s": 3.0, "userspace_s": 4.0}),
+        BootRecord("a", 6, False, "ok", disturbed=True, metrics={"kernel_init_s": 2.5}),
+    ]
+    a, b = summarize(boots, ["a", "b"])
+    assert (a.ok, a.failed, a.warmup, a.disturbed) == (3, 0, 1, 2)
+    assert (b.ok, b.failed, b.warmup, b.disturbed) == (0, 1, 1, 0)
+    spread = a.metrics["kernel_init_s"]
+    assert (spread.n, spread.median, spread.min, spread.max) == (
+        3,
+        statistics.median([1.0, 3.0, 2.5]),
+        1.0,
+        3.0,
+    )
+    assert a.metrics["userspace_s"].median == 3.0
+    assert b.metrics["kernel_init_s"].median is None
+    assert [(f.index, f.outcome) for f in failed_boots(boots)] == [(2, "timeout"), (4, "panic")]

@@ -1,0 +1,127 @@
+"""Plans from --variant texts and TOML files, and the seeded, interleaved order of boots."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from bootscope.errors import InputError
+from bootscope.experiment.plan import Plan, VariantSpec, build_plan, parse_variant, plan_from_dict
+from bootscope.experiment.schedule import build_schedule
+
+
+def _plan(**kwargs: object) -> Plan:
+    settings = {"samples_per_variant": None, "seed": 3, **kwargs.pop("settings", {})}  # type: ignore[dict-item]
+    return build_plan(
+        kernel=kwargs.get("kernel", "debian:cloud"),  # type: ignore[arg-type]
+        base_options=kwargs.get("base_options", []),  # type: ignore[arg-type]
+        variant_texts=kwargs.get("variants", []),  # type: ignore[arg-type]
+        plan_file=kwargs.get("plan_file"),  # type: ignore[arg-type]
+        settings=settings,
+    )
+
+
+def test_variant_options_apply_on_top_of_the_base() -> None:
+    base = VariantSpec(name="x", kernel="k", append="console=ttyS0")
+    spec = parse_variant("fast:append=quiet,smp=2,mem=1024,cpu=max,qemu-arg=-device virtio-rng-pci", base)
+    assert spec.name == "fast"
+    assert spec.append == "console=ttyS0 quiet"
+    assert (spec.smp, spec.mem_mb, spec.cpu) == (2, 1024, "max")
+    assert spec.qemu_args == ("-device", "virtio-rng-pci")
+    assert base.append == "console=ttyS0"  # the base is untouched
+
+
+def test_commas_inside_free_text_values_stay_in_the_value() -> None:
+    base = VariantSpec(name="x", kernel="k")
+    spec = parse_variant("rng:qemu-arg=-device virtio-rng-pci,id=rng0,icount=3", base)
+    assert spec.qemu_args == ("-device", "virtio-rng-pci,id=rng0")
+    assert spec.icount_shift == 3
+    assert parse_variant("plain", base) == VariantSpec(name="plain", kernel="k")
+    assert parse_variant("plain:", base).name == "plain"
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("a:colour=blue", "colour"),
+        ("a:smp=two", "smp"),
+        ("a:mem=0", "mem"),
+        ("a:icount=99", "icount"),
+        ("a:smp", "'smp' is not OPTION=VALUE"),
+        ("bad name:smp=1", "NAME:OPTION=VALUE"),
+        ("a:marker=(unclosed", "marker"),
+    ],
+)
+def test_bad_variant_text_names_the_problem(text: str, named: str) -> None:
+    with pytest.raises(InputError) as info:
+        parse_variant(text, VariantSpec(name="x", kernel="k"))
+    assert named in str(info.value)
+
+
+def test_build_plan_defaults_and_seed() -> None:
+    plan = _plan(settings={"seed": None})
+    assert [v.name for v in plan.variants] == ["default"]
+    assert plan.samples_per_variant == 24 and plan.warmup_per_variant == 1
+    assert 0 <= plan.seed < 2**31
+    two = _plan(variants=["a:", "b:append=quiet"], base_options=[("append", "initcall_debug")])
+    assert [v.append for v in two.variants] == ["initcall_debug", "initcall_debug quiet"]
+    with pytest.raises(InputError, match="unique"):
+        _plan(variants=["a:", "a:smp=2"])
+    with pytest.raises(InputError, match="accel"):
+        _plan(settings={"accel": "xen"})
+    with pytest.raises(InputError, match="no kernel"):
+        _plan(kernel=None)
+
+
+def test_plan_round_trips_through_its_stored_dict() -> None:
+    plan = _plan(variants=["a:qemu-arg=-cpu max,command=echo hi", "b:icount=4"], settings={"jobs": 2})
+    assert plan_from_dict(plan.to_dict()) == plan
+
+
+def test_toml_plan(tmp_path: Path) -> None:
+    path = tmp_path / "plan.toml"
+    path.write_text(
+        'kernel = "debian:cloud"\nappend = "initcall_debug"\nsamples = 5\nwarmup = 0\nseed = 11\n'
+        'quiet-host = true\n\n[variants.base]\n\n[variants.quiet]\nappend = "quiet"\nsmp = 2\n'
+        'qemu-arg = ["-cpu", "max"]\n'
+    )
+    plan = _plan(plan_file=path, kernel=None, settings={"seed": None})
+    assert (plan.samples_per_variant, plan.warmup_per_variant, plan.seed, plan.quiet_host) == (5, 0, 11, True)
+    assert [(v.name, v.append, v.smp, v.qemu_args) for v in plan.variants] == [
+        ("base", "initcall_debug", 1, ()),
+        ("quiet", "initcall_debug quiet", 2, ("-cpu", "max")),
+    ]
+    # The command line wins over the file.
+    assert _plan(plan_file=path, kernel=None, settings={"samples_per_variant": 3}).samples_per_variant == 3
+    path.write_text("[variants.a]\ncolour = 1\n")
+    with pytest.raises(InputError, match="colour"):
+        _plan(plan_file=path)
+    path.write_text("samples = [1\n")
+    with pytest.raises(InputError, match="not valid TOML"):
+        _plan(plan_file=path)
+
+
+def test_schedule_is_interleaved_seeded_and_warmups_first() -> None:
+    names = ["a", "b", "c"]
+    slots = build_schedule(names, samples=24, warmup=2, seed=99)
+    assert [s.index for s in slots] == list(range(1, 3 * 26 + 1))
+    assert all(s.warmup == (s.round < 2) for s in slots)
+    # Each round holds every variant exactly once, so drift hits every variant alike.
+    for round_number in range(26):
+        assert sorted(s.variant for s in slots if s.round == round_number) == names
+    assert Counter(s.variant for s in slots if not s.warmup) == {"a": 24, "b": 24, "c": 24}
+    # The order is random.Random(seed) shuffling each round, recomputed here independently.
+    rng = random.Random(99)
+    expected = []
+    for _ in range(26):
+        order = list(names)
+        rng.shuffle(order)
+        expected += order
+    assert [s.variant for s in slots] == expected
+    assert build_schedule(names, 24, 2, 99) == slots
+    assert [s.variant for s in build_schedule(names, 24, 2, 100)] != expected
+    with pytest.raises(ValueError):
+        build_schedule(names, -1, 0, 1)

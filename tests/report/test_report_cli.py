@@ -1,0 +1,60 @@
+"""`report`, `trace` and `plot` from the command line, on real logs and a stored run."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+LOG = Path(__file__).resolve().parents[1] / "data" / "debian-6.1-cloud-initcall-smp4.log"
+LOG1 = Path(__file__).resolve().parents[1] / "data" / "debian-6.1-cloud-initcall-smp1.log"
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "bootscope", *args], capture_output=True, text=True, timeout=300
+    )
+
+
+def test_report_trace_and_plot_from_a_log(tmp_path: Path) -> None:
+    html, trace, png = tmp_path / "r.html", tmp_path / "t.json", tmp_path / "g.png"
+    done = _cli("report", str(LOG), "--vs", str(LOG1), "-o", str(html))
+    assert done.returncode == 0, done.stderr
+    page = html.read_text()
+    assert "debian-6.1-cloud-initcall-smp4.log vs debian-6.1-cloud-initcall-smp1.log" in page
+    assert _cli("trace", str(LOG), "-o", str(trace)).returncode == 0
+    events = json.loads(trace.read_text())["traceEvents"]
+    assert sum(1 for e in events if e.get("cat") == "initcall") == 575
+    done = _cli("plot", str(LOG), str(LOG1), "--kind", "ecdf", "-o", str(png))
+    assert done.returncode == 0, done.stderr
+    assert png.stat().st_size > 10_000
+
+
+def test_run_report_and_trace_from_the_store(tmp_path: Path, stored_run: Path) -> None:
+    html, trace = tmp_path / "run.html", tmp_path / "b.json"
+    done = _cli("report", "--run", "latest", "--db", str(stored_run), "-o", str(html))
+    assert done.returncode == 0, done.stderr
+    page = html.read_text()
+    assert "no marker after 120 s &lt;b&gt;" in page and "test &lt;host&gt;" in page
+    assert "slower" in page  # smp4 boots are slower than smp1 by construction
+    done = _cli("trace", "--run", "latest", "--boot", "1", "--db", str(stored_run), "-o", str(trace))
+    assert done.returncode == 0, done.stderr
+    assert '"run 1 boot 1 (smp4): initcalls"' in trace.read_text()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("report",), "give a log file or --run ID"),
+        (("report", str(LOG), "--boot", "3"), "--boot 3: the input has 1 boot(s)"),
+        (("plot", str(LOG), "-o", "x.jpg"), "choose a .png or .svg"),
+        (("trace", "/nonexistent.log"), "nonexistent"),
+    ],
+)
+def test_bad_input_is_one_line(args: tuple[str, ...], message: str) -> None:
+    done = _cli(*args)
+    assert done.returncode == 2
+    assert message in done.stderr and "Traceback" not in done.stderr

@@ -1,0 +1,157 @@
+"""One QEMU boot: the command line, line stamping, and each outcome on a real Debian cloud kernel."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bootscope.errors import BootError, InputError
+from bootscope.model import LogLine, Outcome
+from bootscope.sources.hostload import HostLoadMeter
+from bootscope.sources.initramfs import BUSYBOX, InitramfsSpec, build_initramfs
+from bootscope.sources.qemu import BootConfig, _LineSplitter, boot_once, build_command, kernel_cmdline
+
+KERNEL = Path("/nonexistent-kernel")
+needs_qemu = pytest.mark.skipif(shutil.which("qemu-system-x86_64") is None, reason="QEMU not installed")
+
+
+@pytest.fixture(scope="module")
+def initrd() -> Path:
+    if not BUSYBOX.is_file():
+        pytest.skip("busybox-static not installed")
+    return build_initramfs(InitramfsSpec(commands_before_marker=("echo guest-says-hello",)))
+
+
+def test_command_has_no_network_no_sharing_and_serial_on_stdio() -> None:
+    argv = build_command(BootConfig(kernel=KERNEL, initrd=Path("/i"), append="quiet", smp=2, mem_mb=256))
+    joined = " ".join(argv)
+    assert argv[0] == "qemu-system-x86_64"
+    assert "-nic none" in joined and "-nodefaults" in argv and "-no-reboot" in argv
+    assert "-serial stdio" in joined and "-accel tcg" in joined
+    assert "-smp 2" in joined and "-m 256" in joined and "-initrd /i" in joined
+    assert not any(option in argv for option in ("-virtfs", "-fsdev", "-netdev", "-drive", "-icount"))
+    assert argv[argv.index("-append") + 1] == "quiet console=ttyS0 panic=-1"
+
+
+def test_cmdline_keeps_the_users_console_and_panic() -> None:
+    assert kernel_cmdline("console=ttyS1 panic=5 x") == "console=ttyS1 panic=5 x"
+    assert kernel_cmdline("") == "console=ttyS0 panic=-1"
+
+
+def test_icount_options_are_validated() -> None:
+    argv = build_command(BootConfig(kernel=KERNEL, initrd=None, append="", icount_shift=3))
+    assert argv[argv.index("-icount") + 1] == "shift=3,sleep=off"
+    with pytest.raises(InputError, match="tcg"):
+        build_command(BootConfig(kernel=KERNEL, initrd=None, append="", accel="kvm", icount_shift=3))
+    with pytest.raises(InputError, match="smp 1"):
+        build_command(BootConfig(kernel=KERNEL, initrd=None, append="", smp=2, icount_shift=3))
+    with pytest.raises(InputError, match="regex"):
+        build_command(BootConfig(kernel=KERNEL, initrd=None, append="", marker_regex="("))
+
+
+def test_missing_qemu_kernel_or_initrd_is_a_boot_error(tmp_path: Path) -> None:
+    kernel = tmp_path / "k"
+    kernel.write_bytes(b"x")
+    with pytest.raises(BootError, match="QEMU not found"):
+        boot_once(BootConfig(kernel=kernel, initrd=None, append="", qemu_binary="no-such-qemu-binary"))
+    with pytest.raises(BootError, match="no such kernel"):
+        boot_once(BootConfig(kernel=tmp_path / "none", initrd=None, append=""))
+    with pytest.raises(BootError, match="no such initrd"):
+        boot_once(BootConfig(kernel=kernel, initrd=tmp_path / "none", append=""))
+
+
+def test_splitter_strips_cr_cuts_huge_lines_and_survives_junk() -> None:
+    splitter = _LineSplitter()
+    assert splitter.feed(b"partial", 1) == []
+    lines = splitter.feed(b" line\r\n\xff\xfe<b>\nnext", 2)
+    assert [line.text for line in lines] == ["partial line", "\ufffd\ufffd<b>"]
+    assert all(line.host_ns == 2 and line.guest_s is None for line in lines)
+    huge = splitter.feed(b"y" * (1 << 17), 3)
+    assert [len(line.text) for line in huge] == [len("next") + (1 << 16) - 4, 1 << 16]
+    assert [line.text for line in splitter.flush(4)] == ["y" * 4]
+
+
+@needs_qemu
+def test_qemu_that_fails_to_start_is_a_qemu_error(tmp_path: Path) -> None:
+    kernel = tmp_path / "k"
+    kernel.write_bytes(b"x")
+    boot = boot_once(BootConfig(kernel=kernel, initrd=None, append="", extra_qemu_args=("-no-such-option",)))
+    assert boot.outcome is Outcome.QEMU_ERROR
+    assert "exited with status 1" in boot.reason and "no-such-option" in boot.reason
+
+
+@pytest.mark.boot
+@needs_qemu
+def test_ok_boot_stamps_every_line_and_reaches_the_marker(cloud_kernel: Path, initrd: Path) -> None:
+    seen: list[LogLine] = []
+    affinity: list[str] = []
+    meter = HostLoadMeter()
+
+    def started(pid: int) -> None:
+        meter.watch(pid)
+        status = Path(f"/proc/{pid}/status").read_text()
+        affinity.append(re.search(r"Cpus_allowed_list:\s*(\S+)", status).group(1))  # type: ignore[union-attr]
+
+    meter.start()
+    boot = boot_once(
+        BootConfig(kernel=cloud_kernel, initrd=initrd, append="", cpu_affinity=(0,)),
+        on_line=seen.append,
+        on_start=started,
+    )
+    load = meter.stop()
+    assert boot.outcome is Outcome.OK, boot.reason
+    assert list(boot.lines) == seen
+    texts = [line.text for line in boot.lines]
+    marker = next(
+        i for i, text in enumerate(texts) if re.fullmatch(r"BOOTSCOPE-MARKER init uptime=\d+\.\d+", text)
+    )
+    assert "guest-says-hello" in texts[:marker]
+    assert any("Run /init as init process" in text for text in texts[:marker])
+    stamps = [line.host_ns for line in boot.lines]
+    assert all(stamp is not None for stamp in stamps)
+    assert stamps == sorted(stamps)  # type: ignore[type-var]
+    assert boot.host_start_ns is not None and boot.host_end_ns is not None
+    assert boot.host_start_ns < stamps[0] and stamps[-1] <= boot.host_end_ns  # type: ignore[operator]
+    assert all("\n" not in text and not text.endswith("\r") for text in texts)
+    assert boot.command[0] == "qemu-system-x86_64" and "-append" in boot.command
+    assert affinity == ["0"]
+    assert load.wall_s >= (boot.host_end_ns - boot.host_start_ns) / 1e9
+    assert load.other_cpu_s >= 0 and load.steal_s >= 0
+
+
+@pytest.mark.boot
+@needs_qemu
+def test_missing_init_panics_and_qemu_exits(cloud_kernel: Path) -> None:
+    boot = boot_once(BootConfig(kernel=cloud_kernel, initrd=None, append="init=/nonexistent", timeout_s=60))
+    assert boot.outcome is Outcome.PANIC
+    assert "Kernel panic - not syncing" in boot.reason
+    assert boot.reason in [line.text for line in boot.lines]
+
+
+@pytest.mark.boot
+@needs_qemu
+def test_timeout_kills_the_guest(cloud_kernel: Path, initrd: Path) -> None:
+    boot = boot_once(BootConfig(kernel=cloud_kernel, initrd=initrd, append="", timeout_s=1.5))
+    assert boot.outcome is Outcome.TIMEOUT
+    assert "1.5 s" in boot.reason and "without the marker" in boot.reason
+    assert boot.host_end_ns is not None and boot.host_start_ns is not None
+    assert (boot.host_end_ns - boot.host_start_ns) / 1e9 >= 1.5
+    assert not any("BOOTSCOPE-MARKER" in line.text for line in boot.lines)
+
+
+@pytest.mark.boot
+@needs_qemu
+def test_icount_boot_stopped_on_the_marker(cloud_kernel: Path) -> None:
+    # No poweroff: the guest would sit in a shell, so only stop_on_marker can end this boot as ok.
+    shell = build_initramfs(InitramfsSpec(poweroff=False))
+    boot = boot_once(
+        BootConfig(
+            kernel=cloud_kernel, initrd=shell, append="", icount_shift=2, stop_on_marker=True, timeout_s=90
+        )
+    )
+    assert boot.outcome is Outcome.OK, boot.reason
+    assert "-icount" in boot.command and "shift=2,sleep=off" in boot.command
+    assert not any("reboot: Power down" in line.text for line in boot.lines)
