@@ -1,14 +1,22 @@
 """Benchmark of `bootscope analyze --json` on a ~200 MB multi-boot log built from tests/data.
 
-Run: .venv/bin/python -m bench.analyze_bench [--mb 200] [--runs 3]
-Prints throughput (MB/s of input, wall and CPU) and peak RSS of the child process (median of runs).
+Run: .venv/bin/python -m bench.analyze_bench [--mb 200] [--runs 3] [--peer-runs 9]
+Prints throughput (MB/s of input, wall and CPU) and peak RSS of the child process (median of runs),
+then times Debian's linux-source-6.1 scripts/bootgraph.pl and tools/power/pm-graph/bootgraph.py
+against `bootscope analyze` on one initcall_debug log and compares their initcall durations.
+The kernel source is installed with apt-get if missing; the two scripts are extracted to a
+temporary directory, never into the repository.
 """
 
 from __future__ import annotations
 
 import argparse
+import html
+import json
 import os
+import re
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -36,15 +44,18 @@ def build_log(path: Path, size_mb: int) -> int:
     return written
 
 
-def run_once(path: Path) -> tuple[float, float, int]:
-    """Return (wall s, CPU s, peak RSS KiB) of one `bootscope analyze --json` child."""
+def run_once(
+    path: Path, command: list[str] | None = None, cwd: str | None = None
+) -> tuple[float, float, int]:
+    """Return (wall s, CPU s, peak RSS KiB) of one child (default `bootscope analyze --json path`)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(
-        [sys.executable, "-m", "bootscope", "analyze", "--json", str(path)],
+        command or [sys.executable, "-m", "bootscope", "analyze", "--json", str(path)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         check=True,
+        cwd=cwd,
     )
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -57,6 +68,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--mb", type=int, default=200)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--peer-runs", type=int, default=9)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "multi.log"
@@ -73,7 +85,98 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     result["mb_per_s_cpu"] = result["input_mb"] / result["cpu_s"]
     for key, value in result.items():
         print(f"analyze {key}: {value:.2f}")
+    if args.peer_runs:
+        peers(args.peer_runs)
     return result
+
+
+PEER_LOG = DATA / "debian-6.1-cloud-initcall-smp4.log"
+KERNEL_TARBALL = Path("/usr/src/linux-source-6.1.tar.xz")
+_PEER_FILES = ("linux-source-6.1/scripts/bootgraph.pl", "linux-source-6.1/tools/power/pm-graph/")
+
+
+def extract_peers(into: Path) -> Path:
+    """Install linux-source-6.1 if needed, extract the two bootgraph scripts; return the tree root."""
+    if not KERNEL_TARBALL.exists():
+        subprocess.run(["apt-get", "install", "-y", "linux-source-6.1"], check=True)
+    subprocess.run(["tar", "-xf", str(KERNEL_TARBALL), "-C", str(into), *_PEER_FILES], check=True)
+    return into / "linux-source-6.1"
+
+
+def _median_runs(command: list[str], runs: int, cwd: str | None = None) -> tuple[float, float]:
+    times = [run_once(PEER_LOG, command, cwd) for _ in range(runs)]
+    return statistics.median(t[0] for t in times), statistics.median(t[1] for t in times)
+
+
+def peers(runs: int) -> None:
+    """Time bootgraph.pl, bootgraph.py and bootscope on PEER_LOG (medians); compare initcall durations."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = extract_peers(Path(tmp))
+        work = Path(tmp) / "out"
+        work.mkdir()
+        pl = tree / "scripts" / "bootgraph.pl"
+        py = tree / "tools" / "power" / "pm-graph" / "bootgraph.py"
+        perl = ["sh", "-c", f"perl {pl} < {PEER_LOG} > {work / 'bootgraph.svg'}"]
+        pm_graph = ["python3", str(py), "-dmesg", str(PEER_LOG)]  # writes bootgraph.html in its cwd
+        ours = [sys.executable, "-m", "bootscope", "analyze", "--json", str(PEER_LOG)]
+        timings = {
+            "bootgraph.pl": _median_runs(perl, runs, str(work)),
+            "bootgraph.py": _median_runs(pm_graph, runs, str(work)),
+            "bootscope": _median_runs(ours, runs),
+        }
+        for name, (wall, cpu) in timings.items():
+            ratio = wall / timings["bootscope"][0]
+            print(f"peer {name}: wall {wall:.3f} s, cpu {cpu:.3f} s, wall / bootscope {ratio:.2f}")
+        ours_us = _bootscope_durations_us()
+        svg = (work / "bootgraph.svg").read_text()
+        page = (work / "bootgraph.html").read_text()
+        _compare_pl(svg, ours_us)
+        _compare_py(page, ours_us)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _bootscope_durations_us() -> dict[str, int]:
+    done = subprocess.run(
+        [sys.executable, "-m", "bootscope", "analyze", "--json", "--top", "100000", str(PEER_LOG)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    calls = json.loads(done.stdout)["boots"][0]["initcalls"]["top"]
+    return {call["name"]: call["duration_us"] for call in calls}
+
+
+def _compare_pl(svg: str, ours_us: dict[str, int]) -> None:
+    # bootgraph.pl draws a bar per initcall of at least 1/1200 of the boot, width = (end - start of
+    # the printk stamps) * 1950 / boot span: widths are durations on one unknown scale.
+    bars = re.findall(
+        r'<rect x="[^"]*" width="([^"]*)" y="[^"]*" height="145"[^>]*/>\n<text[^>]*>([^<]*)</text>', svg
+    )
+    pairs = [(float(width), ours_us[name]) for width, name in bars if ours_us.get(name)]
+    scales = [width / us for width, us in pairs]
+    scale = statistics.median(scales)
+    off = [abs(width / scale - us) / us for width, us in pairs]
+    print(
+        f"peer bootgraph.pl: {len(bars)} bars, {len(pairs)} matched by name; width/duration median"
+        f" {scale:.6g}; |relative difference| median {statistics.median(off):.3%}, max {max(off):.3%}"
+    )
+
+
+def _compare_py(page: str, ours_us: dict[str, int]) -> None:
+    found = re.findall(r'title="([^" ]+) \(([0-9.]+) ms\)', page)
+    pairs = [
+        (float(ms) * 1000, ours_us[html.unescape(name)])
+        for name, ms in found
+        if html.unescape(name) in ours_us
+    ]
+    diff_us = [abs(theirs - us) for theirs, us in pairs]
+    big = [(theirs, us) for theirs, us in pairs if us >= 1000]
+    rel = [abs(theirs - us) / us for theirs, us in big]
+    print(
+        f"peer bootgraph.py: {len(found)} initcalls, {len(pairs)} matched by name; |difference| median"
+        f" {statistics.median(diff_us):.1f} us, max {max(diff_us):.1f} us; calls >= 1 ms: {len(big)},"
+        f" |relative difference| median {statistics.median(rel):.3%}, max {max(rel):.3%}"
+    )
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ A value that a log does not state is ``None``: never guessed, never invented.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +28,7 @@ class LogLine:
     caller: str | None = None
 
 
-class Outcome(str, Enum):
+class Outcome(StrEnum):
     """How a boot ended."""
 
     OK = "ok"

@@ -6,16 +6,15 @@ import heapq
 import re
 from collections.abc import Sequence
 from dataclasses import replace
-from operator import attrgetter
+
+import numpy as np
 
 from bootscope.analyze.advisor import advise
 from bootscope.analyze.cpus import CpuSeen, summarize_cpus
-from bootscope.analyze.extract import find_known
 from bootscope.analyze.initcalls import InitcallSeen
 from bootscope.errors import InputError
 from bootscope.model import Breakdown, Gap, Identity, LogLine, Metrics, Phase
-
-_GUEST_S = attrgetter("guest_s")
+from bootscope.parse.columns import BootColumns, columns_from_lines
 
 # (phase, starting milestone, ending milestone), in boot order
 PHASES: tuple[tuple[str, str, str], ...] = (
@@ -69,19 +68,35 @@ def analyze_boot(
     line; ``host_start_ns`` (the host's monotonic ns at QEMU start) enables the host-side metrics.
     Raises InputError for a marker regex that does not compile. Values the log does not state are None.
     """
-    user_rx = _compile_marker(marker_regex)
-    times: list[float | None] = list(map(_GUEST_S, lines))
+    return analyze_columns(
+        columns_from_lines(lines), top_n=top_n, marker_regex=marker_regex, host_start_ns=host_start_ns
+    )
 
+
+def analyze_columns(
+    cols: BootColumns,
+    *,
+    top_n: int = 10,
+    marker_regex: str | None = None,
+    host_start_ns: int | None = None,
+    all_initcalls: bool = True,
+) -> Breakdown:
+    """Return the Breakdown of one boot given as columns (see ``analyze_boot``; same units and errors).
+
+    ``all_initcalls`` False leaves ``initcalls.all`` empty (nothing else changes), for callers that
+    only report the top N.
+    """
+    user_rx = _compile_marker(marker_regex)
     identity: dict[str, object] = {}
     milestones: dict[str, float] = {}
     milestone_index: dict[str, int] = {}
     initcalls = InitcallSeen()
+    initcalls.feed(cols.initcall_rows, cols.initcall_s)
     cpus = CpuSeen()
     marker_uptime: float | None = None
     marker_index: int | None = None
 
-    for name, index, groups in find_known(lines):
-        t = times[index]
+    for name, index, groups, t in cols.known:
         if name in _FIRST_ONLY:
             key = _FIRST_ONLY[name]
             if key not in milestones and t is not None:
@@ -91,12 +106,8 @@ def analyze_boot(
                 identity["memory_kb"] = int(groups[1] or 0)
             elif name == "smp_done":
                 identity["cpus"] = int(groups[1] or 0)
-        elif name == "initcall_start":
-            initcalls.start(groups, t)
-        elif name == "initcall_done":
-            initcalls.done(groups, t)
         elif name == "cpu_progress":
-            cpus.progress(lines[index].text, t)
+            cpus.progress(cols.line(index).text, t)
         elif name == "cpu_up_cycles":
             cpus.cycles(groups, t)
         elif name == "deferred_done" and t is not None:
@@ -113,18 +124,18 @@ def analyze_boot(
         elif name == "cpus_allowed":
             identity.setdefault("cpus_allowed", int(groups[0] or 0))
 
-    first_index = next((i for i, t in enumerate(times) if t is not None), None)
-    first_s = times[first_index] if first_index is not None else None
-    timed_count = len(times) - times.count(None)
-    gaps, high_s = _gaps(lines, times, top_n)
+    timed_count = len(cols.timed_index)
+    first_index = int(cols.timed_index[0]) if timed_count else None
+    first_s = float(cols.timed_s[0]) if timed_count else None
+    gaps, high_s = top_gaps(cols, top_n)
     last_s = high_s if timed_count else None
     if first_s is not None:
         milestones["first_line"] = first_s
 
     run_init_index = milestone_index.get("run_init")
     if run_init_index is not None:
-        user_index = _first_userspace(lines, run_init_index)
-        user_s = _time_at_or_before(times, user_index)
+        user_index = _first_userspace(cols, run_init_index)
+        user_s = _time_at_or_before(cols, user_index)
         if user_s is not None:
             milestones["first_userspace"] = user_s
 
@@ -132,10 +143,10 @@ def analyze_boot(
     if marker_uptime is not None:
         userspace_s = marker_uptime
     elif user_rx is not None:
-        for i, line in enumerate(lines):
-            if user_rx.search(line.text):
+        for i in range(cols.line_count):
+            if user_rx.search(cols.line(i).text):
                 marker_index = i
-                userspace_s = _time_at_or_before(times, i)
+                userspace_s = _time_at_or_before(cols, i)
                 break
     if userspace_s is not None:
         milestones["userspace"] = userspace_s
@@ -143,8 +154,8 @@ def analyze_boot(
     metrics = Metrics(
         kernel_init_s=milestones.get("run_init"),
         userspace_s=userspace_s,
-        host_wall_s=_host_delta(lines, marker_index, host_start_ns),
-        host_kernel_start_s=_host_delta(lines, first_index, host_start_ns),
+        host_wall_s=_host_delta(cols, marker_index, host_start_ns),
+        host_kernel_start_s=_host_delta(cols, first_index, host_start_ns),
     )
     end_s = userspace_s if userspace_s is not None else milestones.get("run_init", last_s)
     warnings: list[str] = []
@@ -156,11 +167,11 @@ def analyze_boot(
         milestones=dict(sorted(milestones.items(), key=lambda item: item[1])),
         phases=_phases(milestones, first_s, end_s),
         gaps=gaps,
-        initcalls=initcalls.summary(top_n),
+        initcalls=initcalls.summary(top_n, keep_all=all_initcalls),
         cpu_bringup=summarize_cpus(cpus, milestones.get("smp_start"), milestones.get("smp_done")),
         first_s=first_s,
         last_s=last_s,
-        line_count=len(lines),
+        line_count=cols.line_count,
         timed_line_count=timed_count,
         warnings=tuple(warnings),
     )
@@ -176,20 +187,20 @@ def _compile_marker(marker_regex: str | None) -> re.Pattern[str] | None:
         raise InputError(f"--marker {marker_regex!r} is not a valid regular expression: {error}") from None
 
 
-def _first_userspace(lines: Sequence[LogLine], after: int) -> int | None:
+def _first_userspace(cols: BootColumns, after: int) -> int | None:
     # A userspace line is one without a kernel stamp on a console, or a non-kernel facility in a
     # journal or dmesg -r (user messages written to /dev/kmsg carry facility 1).
-    for i in range(after + 1, len(lines)):
-        line = lines[i]
+    for i in range(after + 1, cols.line_count):
+        line = cols.line(i)
         if (line.guest_s is None and line.text.strip()) or (line.facility or 0) > 0:
             return i
     return None
 
 
-def _host_delta(lines: Sequence[LogLine], index: int | None, host_start_ns: int | None) -> float | None:
+def _host_delta(cols: BootColumns, index: int | None, host_start_ns: int | None) -> float | None:
     if index is None or host_start_ns is None:
         return None
-    host_ns = lines[index].host_ns
+    host_ns = cols.line(index).host_ns
     return None if host_ns is None else (host_ns - host_start_ns) / 1e9
 
 
@@ -225,35 +236,46 @@ def _phases(milestones: dict[str, float], first_s: float | None, end_s: float | 
     return tuple(phases)
 
 
-def _time_at_or_before(times: list[float | None], index: int | None) -> float | None:
+def _time_at_or_before(cols: BootColumns, index: int | None) -> float | None:
     """Return the guest time of line ``index``, or of the nearest timed line before it (s)."""
     if index is None:
         return None
-    for i in range(index, -1, -1):
-        t = times[i]
-        if t is not None:
-            return t
-    return None
+    position = int(np.searchsorted(cols.timed_index, index, side="right")) - 1
+    return float(cols.timed_s[position]) if position >= 0 else None
 
 
-def _gaps(lines: Sequence[LogLine], times: list[float | None], top_n: int) -> tuple[tuple[Gap, ...], float]:
-    """Return the ``top_n`` largest gaps (longest first) and the highest guest time seen (s)."""
-    # Measured from the latest time seen, so a line that steps back (an AP's unsynchronised clock)
-    # neither hides nor invents a silence.
+def top_gaps(cols: BootColumns, top_n: int) -> tuple[tuple[Gap, ...], float]:
+    """Return the ``top_n`` largest gaps (longest first) and the highest guest time seen (s).
+
+    A gap is measured from the latest time seen, so a line that steps back (an AP's unsynchronised
+    clock) neither hides nor invents a silence. Equal gaps are chosen as a bounded min-heap fed in
+    log order would choose them (the per-line implementation this replaced).
+    """
+    times = cols.timed_s
+    if not len(times):
+        return (), float("-inf")
+    # The lines that raise the high-water mark; every gap runs between two consecutive ones.
+    high = np.maximum.accumulate(times)
+    raises = np.flatnonzero(np.concatenate(([True], times[1:] > high[:-1])))
+    durations = np.diff(times[raises])
+    if len(durations) > top_n:
+        # Only gaps at least as long as the N-th longest can survive the heap; feeding just those
+        # in order gives the heap's result (a shorter gap is always evicted before a longer one).
+        threshold = np.partition(durations, len(durations) - top_n)[len(durations) - top_n]
+        candidates = np.flatnonzero(durations >= threshold)
+    else:
+        candidates = np.arange(len(durations))
     heap: list[tuple[float, int, int]] = []
-    high = float("-inf")
-    high_index = -1
-    push, replace = heapq.heappush, heapq.heapreplace
-    for index, t in enumerate(times):
-        if t is None or t <= high:
-            continue
-        if high_index >= 0:
-            duration = t - high
-            if len(heap) < top_n:
-                push(heap, (duration, high_index, index))
-            elif duration > heap[0][0]:
-                replace(heap, (duration, high_index, index))
-        high, high_index = t, index
-    gaps = sorted(heap, key=lambda item: (-item[0], item[1]))
-    found = tuple(Gap(times[b] or 0.0, duration, lines[b].text, lines[a].text) for duration, b, a in gaps)
-    return found, high
+    for k in candidates.tolist():
+        duration = float(durations[k])
+        item = (duration, int(raises[k]), int(raises[k + 1]))
+        if len(heap) < top_n:
+            heapq.heappush(heap, item)
+        elif duration > heap[0][0]:
+            heapq.heapreplace(heap, item)
+    index = cols.timed_index
+    found = tuple(
+        Gap(float(times[b]), duration, cols.line(int(index[b])).text, cols.line(int(index[a])).text)
+        for duration, b, a in sorted(heap, key=lambda item: (-item[0], item[1]))
+    )
+    return found, float(high[-1])

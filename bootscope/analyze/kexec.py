@@ -35,6 +35,8 @@ MARKER_RE = re.compile(
 )
 ERROR_RE = re.compile(r"BOOTSCOPE-KEXEC-ERROR(?: hop=(?P<hop>\d+))?\s*(?P<text>.*)")
 _NS_PER_S = 1e9
+# The metrics of a kexec reboot (seconds), in the order reports show them.
+KEXEC_METRICS = ("kexec_downtime_s", "kexec_blind_s", "kexec_load_s", "kernel_init_s")
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +66,9 @@ class KexecHop:
     metrics: Metrics
     markers: tuple[MarkerStamp, ...] = ()
     start_host_ns: int | None = None
+    # The same kernel's lines as captured (printk prefixes and all), for the store: re-parsing them
+    # gives ``lines`` again, which re-parsing ``lines`` cannot (their timestamps are split off).
+    raw_lines: tuple[LogLine, ...] = ()
 
     @property
     def is_reboot(self) -> bool:
@@ -95,11 +100,34 @@ def split_chain(lines: Sequence[LogLine]) -> tuple[tuple[LogLine, ...], ...]:
     Lines keep their host times and get their printk times parsed. A capture without any timed line
     (the first kernel never printed) comes back as one untimed kernel.
     """
+    return tuple(parsed for parsed, _raw in _split_with_raw(lines))
+
+
+def _split_with_raw(
+    lines: Sequence[LogLine],
+) -> list[tuple[tuple[LogLine, ...], tuple[LogLine, ...]]]:
+    """Return (parsed lines, captured lines) per kernel: each kernel's captured lines run from the
+    captured line its first parsed line came from to the next kernel's."""
     try:
-        boots = parse_captured(lines).boots
+        boots = [tuple(boot) for boot in parse_captured(lines).boots if boot]
     except ParseError:
-        return (tuple(lines),) if lines else ()
-    return tuple(boot for boot in boots if boot)
+        return [(tuple(lines), tuple(lines))] if lines else []
+    cuts = [0]
+    for boot in boots[1:]:
+        first = boot[0]
+        position = next(
+            (
+                index
+                for index in range(cuts[-1], len(lines))
+                if lines[index].host_ns == first.host_ns and lines[index].text.endswith(first.text)
+            ),
+            None,
+        )
+        if position is None:  # not found (should not happen): keep the parsed lines for the store
+            return [(boot, boot) for boot in boots]
+        cuts.append(position)
+    cuts.append(len(lines))
+    return [(boot, tuple(lines[cuts[k] : cuts[k + 1]])) for k, boot in enumerate(boots)]
 
 
 def _first(stamps: Sequence[MarkerStamp], name: str) -> MarkerStamp | None:
@@ -156,11 +184,11 @@ def chain_hops(chain: Boot, hops_planned: int | None = None) -> tuple[KexecHop, 
     saying why, kexec-error. Every hop completed before a fault is returned. ``hops_planned`` is the
     number of kexec reboots asked for (None: do not check). Never raises on a hostile log.
     """
-    segments = split_chain(chain.lines)
+    segments = _split_with_raw(chain.lines)
     result: list[KexecHop] = []
     previous_stamps: tuple[MarkerStamp, ...] = ()
     previous_lines: tuple[LogLine, ...] = ()
-    for position, segment in enumerate(segments):
+    for position, (segment, raw) in enumerate(segments):
         stamps = markers(segment)
         init = _first(stamps, "init")
         hop = init.hop if init is not None and init.hop is not None else position
@@ -171,7 +199,7 @@ def chain_hops(chain: Boot, hops_planned: int | None = None) -> tuple[KexecHop, 
             # Nothing here is a kexec reboot; keep the lines with the hop before.
             if result:
                 last = result[-1]
-                result[-1] = replace(last, lines=last.lines + segment)
+                result[-1] = replace(last, lines=last.lines + segment, raw_lines=last.raw_lines + raw)
             continue
         start_ns = exec_stamp.host_ns if exec_stamp is not None else chain.host_start_ns
         metrics = _kernel_metrics(segment, start_ns)
@@ -191,7 +219,7 @@ def chain_hops(chain: Boot, hops_planned: int | None = None) -> tuple[KexecHop, 
             outcome, reason = Outcome.OK, ""
         else:
             outcome, reason = _fault(chain, f"kernel {hop} never printed its init marker")
-        result.append(KexecHop(hop, segment, outcome, reason, metrics, stamps, start_ns))
+        result.append(KexecHop(hop, segment, outcome, reason, metrics, stamps, start_ns, raw))
         previous_stamps, previous_lines = stamps, segment
         if outcome is not Outcome.OK:
             return tuple(result)

@@ -18,6 +18,11 @@ DEFINITIONS: dict[str, str] = {
     "kexec_downtime_s": (
         "host time from the old kernel's last line before 'kexec -e' to the new kernel's marker."
     ),
+    "kexec_blind_s": (
+        "host time from the old kernel's last line before 'kexec -e' to the new kernel's printk time"
+        " zero (purgatory, decompression and early setup, which the new kernel cannot log)."
+    ),
+    "kexec_load_s": "host time that the guest's 'kexec -l' (or -s) took to load the next kernel.",
 }
 
 UNITS: dict[str, str] = dict.fromkeys(DEFINITIONS, "s")

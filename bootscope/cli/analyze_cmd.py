@@ -12,9 +12,11 @@ from rich.text import Text
 
 from bootscope import defaults
 from bootscope.analyze import analyze_boot
+from bootscope.analyze.breakdown import analyze_columns
 from bootscope.errors import InputError
 from bootscope.model import Breakdown, LogLine
-from bootscope.parse import FORMATS, BootStream, iter_boots
+from bootscope.parse import FORMATS, BlockBoots, BootColumns, LineBoots, scan_boots
+from bootscope.parse.chunked import BLOCK_BYTES
 from bootscope.report.json_out import write_analysis_document
 from bootscope.report.text import render_breakdown
 from bootscope.sources.files import TextSource, read_text_lines
@@ -58,13 +60,13 @@ def analyze(
         sys.stdout.write("[")
     for position, path in enumerate(logs):
         source = read_text_lines(path)
-        stream = iter_boots(source, fmt)
+        stream = scan_boots(source.blocks(BLOCK_BYTES), fmt)
         if as_json:
             if position:
                 sys.stdout.write(",\n")
 
             def finish(
-                stream: BootStream = stream, source: TextSource = source
+                stream: BlockBoots | LineBoots = stream, source: TextSource = source
             ) -> tuple[str, int, list[str], int]:
                 return stream.format, stream.boot_count, _warnings(stream, source), source.undecodable_bytes
 
@@ -80,24 +82,25 @@ def analyze(
         sys.stdout.write("]\n")
 
 
-def _warnings(stream: BootStream, source: TextSource) -> list[str]:
+def _warnings(stream: BlockBoots | LineBoots, source: TextSource) -> list[str]:
     return [*stream.warnings, *source.warnings]
 
 
 def _selected(
-    boots: Iterable[Sequence[LogLine]], boot: int | None, top: int, marker: str | None
+    boots: Iterable[BootColumns], boot: int | None, top: int, marker: str | None
 ) -> Iterator[Breakdown]:
     found = 0
-    for number, lines in enumerate(boots, start=1):
+    for number, columns in enumerate(boots, start=1):
         found = number
         if boot is None or number == boot:
-            yield analyze_boot(lines, top_n=top, marker_regex=marker)
+            # the JSON holds the top initcalls only, so the full list is not built
+            yield analyze_columns(columns, top_n=top, marker_regex=marker, all_initcalls=False)
     if boot is not None and boot > found:
         raise InputError(f"there is no boot {boot}: the log holds {found} boot(s)")
 
 
 def show_boots(
-    boots: Iterable[Sequence[LogLine]],
+    boots: Iterable[Sequence[LogLine]] | Iterable[BootColumns],
     console: Console,
     *,
     boot: int | None = None,
@@ -110,14 +113,18 @@ def show_boots(
     Only the chosen boot is analyzed and at most one boot is held at a time. Raises InputError if
     ``boot`` is beyond the last boot.
     """
-    chosen: Sequence[LogLine] | None = None
+    chosen: Sequence[LogLine] | BootColumns | None = None
     number = found = 0
-    for found, lines in enumerate(boots, start=1):
+    every: Iterable[Sequence[LogLine] | BootColumns] = boots
+    for found, lines in enumerate(every, start=1):
         if boot is None or found == boot:
             chosen, number = lines, found
     if chosen is None:
         raise InputError(f"there is no boot {boot}: {title or 'the log'} holds {found} boot(s)")
-    breakdown = analyze_boot(chosen, top_n=top_n, marker_regex=marker)
+    if isinstance(chosen, BootColumns):
+        breakdown = analyze_columns(chosen, top_n=top_n, marker_regex=marker)
+    else:
+        breakdown = analyze_boot(chosen, top_n=top_n, marker_regex=marker)
     console.rule(f"{title} boot {number} of {found}", style="bold")
     render_breakdown(breakdown, console, top_n)
     for message in breakdown.warnings:

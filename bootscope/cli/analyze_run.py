@@ -1,7 +1,9 @@
 """``bootscope analyze --run ID --boot K``: analyze a boot that ``bootscope run`` stored.
 
-The stored log is the raw console capture with host arrival times; it is parsed again exactly as a
-log file would be, so a better parser later gives better answers for old runs.
+The stored log is the raw console capture with host arrival times; it is read again exactly as
+``bootscope run`` read it when the boot ended (:mod:`bootscope.experiment.measure`), so the host-side
+metrics appear, a ``quiet`` console still shows what can be measured, and a better parser later gives
+better answers for old runs.
 """
 
 from __future__ import annotations
@@ -12,10 +14,23 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.text import Text
 
-from bootscope.analyze import analyze_boot
-from bootscope.errors import InputError
-from bootscope.parse import parse_captured
-from bootscope.store import Store
+from bootscope.errors import InputError, StoreError
+from bootscope.experiment.measure import analyze_captured, user_marker
+from bootscope.store import BootRecord, ExperimentRecord, Store
+
+
+def _final_attempt(boots: Sequence[BootRecord], index: int) -> BootRecord | None:
+    # The attempt that counts: not superseded, else the latest (the same one Store.boot_log returns).
+    attempts = [boot for boot in boots if boot.index == index]
+    return min(attempts, key=lambda boot: (boot.superseded, -boot.attempt), default=None)
+
+
+def _variant_marker(experiment: ExperimentRecord, variant: str) -> str | None:
+    for record in experiment.variants:
+        if record.name == variant:
+            marker = record.config.get("marker")
+            return user_marker(marker) if isinstance(marker, str) else None
+    return None
 
 
 def analyze_stored(
@@ -30,18 +45,30 @@ def analyze_stored(
     marker: str | None,
 ) -> None:
     """Print the analysis of boot ``boot`` (its index in the run) of experiment ``run`` (or
-    ``"latest"``) stored in ``db``. Raises InputError when no run, no boot or also LOG files are
-    given; StoreError for a missing database, run or boot; ParseError if the log has no timestamp."""
+    ``"latest"``) stored in ``db``, with the host-side metrics (seconds from QEMU's start). The
+    variant's own ``--marker`` applies unless ``marker`` is given. Raises InputError when no run, no
+    boot or also LOG files are given; StoreError for a missing database, run or boot."""
     if run is None:
         raise InputError("give LOG files to analyze, or --run ID --boot K for a stored boot")
     if logs:
         raise InputError("give LOG files or --run ID, not both")
     if boot is None:
         raise InputError("--run needs --boot K: the boot's index in the run (see `bootscope export`)")
+    if top < 1:
+        raise InputError("--top must be at least 1")
     with Store.open(db) as store:
         experiment = store.experiment(run)
+        record = _final_attempt(store.boots(experiment.id), boot)
+        if record is None:
+            raise StoreError(f"{store.name}: experiment {experiment.id} has no boot {boot}")
         captured = store.boot_log(experiment.id, boot)
-    parsed = parse_captured(captured, fmt)
+    analysis = analyze_captured(
+        captured,
+        host_start_ns=record.host_start_ns,
+        marker_regex=marker if marker is not None else _variant_marker(experiment, record.variant),
+        top_n=top,
+        fmt=fmt,
+    )
     title = f"run {experiment.id} boot {boot}"
     if as_json:
         from bootscope.report.json_out import write_analysis_document
@@ -49,15 +76,18 @@ def analyze_stored(
         write_analysis_document(
             sys.stdout,
             title,
-            (analyze_boot(lines, top_n=top, marker_regex=marker) for lines in parsed.boots),
-            lambda: (parsed.format, len(parsed.boots), list(parsed.warnings), 0),
+            iter((analysis.breakdown,)),
+            lambda: (analysis.format, 1, list(analysis.warnings), 0),
         )
         sys.stdout.write("\n")
     else:
-        from bootscope.cli.analyze_cmd import show_boots
+        from bootscope.report.text import render_breakdown
 
         out = Console(highlight=False)
-        show_boots(parsed.boots, out, top_n=top, marker=marker, title=title)
-        out.print(Text(f"{title} ({db}): format {parsed.format}"))
-    for message in parsed.warnings:
+        out.rule(Text(f"{title}: variant {record.variant}, outcome {record.outcome}"), style="bold")
+        render_breakdown(analysis.breakdown, out, top)
+        out.print(Text(f"{title} ({db}): format {analysis.format}"))
+    for message in (*analysis.warnings, *analysis.breakdown.warnings):
         print(f"bootscope: warning: {message}", file=sys.stderr)
+    if analysis.note:
+        print(f"bootscope: note: {analysis.note}", file=sys.stderr)

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bootscope.analyze.breakdown import analyze_boot
+from bootscope.analyze.kexec import KEXEC_METRICS
 from bootscope.errors import InputError, StatsError
 from bootscope.model import Comparison, Outcome, Sample, SideSummary
 from bootscope.parse import parse_captured, parse_log
@@ -84,7 +85,9 @@ def run_view(store: Store, run: str, alpha: float, with_example: bool = True) ->
     samples = tuple(
         Sample(b.variant, b.index, _outcome(b.outcome), dict(b.metrics), b.warmup, b.disturbed) for b in final
     )
-    metrics = tuple(m for m in EXPORT_METRICS if any(s.metrics.get(m) is not None for s in samples))
+    # kexec runs (bootscope kexec) add their reboot metrics; other runs never carry them.
+    candidates = tuple(dict.fromkeys((*EXPORT_METRICS, *KEXEC_METRICS)))
+    metrics = tuple(m for m in candidates if any(s.metrics.get(m) is not None for s in samples))
     summaries: dict[str, tuple[SideSummary, ...]] = {}
     comparisons: list[Comparison] = []
     for metric in metrics:

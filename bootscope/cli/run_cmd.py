@@ -14,16 +14,27 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from bootscope import defaults
+from bootscope.analyze.metrics import DEFINITIONS
 from bootscope.errors import InputError
 from bootscope.experiment.execute import RunResult, resume_experiment, start_experiment
 from bootscope.experiment.plan import build_plan
 from bootscope.experiment.progress import Reporter, RichReporter, SilentReporter
-from bootscope.experiment.summary import SUMMARY_METRICS, VariantSummary, failed_boots, summarize
+from bootscope.experiment.summary import (
+    COMPARED_METRICS,
+    SUMMARY_METRICS,
+    VariantSummary,
+    compare_variants,
+    failed_boots,
+    summarize,
+)
+from bootscope.report import compare_out
 from bootscope.store import Store
 
 _MAX_FAILED_SHOWN = 10
+_PIPED_WIDTH = 140
 
 
 def _precision(text: str | None) -> float | None:
@@ -164,12 +175,28 @@ def run(
             )
             result = start_experiment(plan, store, reporter, cancel=cancel)
         boots = store.boots(result.experiment.id)
-        summaries = summarize(boots, [v.name for v in result.experiment.variants])
+        names = [v.name for v in result.experiment.variants]
+        summaries = summarize(boots, names)
         failed = failed_boots(boots)
+        comparisons, compare_notes = compare_variants(
+            {metric: store.samples(result.experiment.id, metric) for metric in COMPARED_METRICS}, names
+        )
         if as_json:
-            out.print_json(json.dumps(_document(result, summaries, store.name)))
+            document = _document(result, summaries, store.name)
+            document["comparisons"] = [
+                compare_out.comparison_dict(c, DEFINITIONS.get(c.metric, ""))
+                for group in comparisons
+                for c in group
+            ]
+            out.print_json(json.dumps(document))
             return
         _print_summary(out, result, summaries, store.name, seed_given=seed is not None or resume is not None)
+        # Piped output gets room for the whole table (rich would use 80 columns and cut cells).
+        wide = out if out.is_terminal else Console(highlight=False, width=max(out.width, _PIPED_WIDTH))
+        for group in comparisons:
+            wide.print(compare_out.table(group, DEFINITIONS.get(group[0].metric, "")))
+        for note in compare_notes if comparisons else ():
+            out.print(Text(f"not compared: {note}"))
         for boot in failed[:_MAX_FAILED_SHOWN]:
             out.print(
                 f"  boot {boot.index} ({escape(boot.variant)}): [red]{escape(boot.outcome)}[/red]"
@@ -219,8 +246,11 @@ def _print_summary(
     out.print(f"accelerator: {escape(exp.accel)} ({escape(exp.accel_reason)})")
     how = "" if seed_given else f" (drawn at random: --seed {exp.seed} repeats this order)"
     out.print(f"seed: {exp.seed}{how}; boots run now: {result.boots_run}")
-    if result.stopped_early:
-        out.print("stopped early: the --until rule was satisfied")
+    if result.until_satisfied:
+        how = "before --max-n" if result.stopped_early else "at --max-n"
+        out.print(f"--until precise: the samples are precise enough ({how})")
+    elif result.until_satisfied is False:
+        out.print("--until precise: [yellow]not precise enough[/yellow] when --max-n was reached")
     out.print(f"stored: experiment {exp.id} in {escape(db)} (bootscope export {exp.id} --db {escape(db)})")
 
 
@@ -235,6 +265,7 @@ def _document(result: RunResult, summaries: list[VariantSummary], db: str) -> di
         "accel_reason": exp.accel_reason,
         "boots_run": result.boots_run,
         "stopped_early": result.stopped_early,
+        "until_satisfied": result.until_satisfied,
         "notes": list(result.notes),
         "variants": [
             {

@@ -170,6 +170,10 @@ def history(
     append: Annotated[str, typer.Option(help="Extra kernel command line for every version.")] = "",
     smp: Annotated[int, typer.Option(help="vCPUs.")] = 1,
     mem: Annotated[int, typer.Option(help="Guest memory in MiB.")] = 512,
+    icount: Annotated[
+        int | None,
+        typer.Option(help="TCG -icount shift: guest time counts instructions, immune to host load."),
+    ] = None,
     jobs: Annotated[int, typer.Option("-j", "--jobs", help="Boots at once.")] = 1,
     warmup: Annotated[int, typer.Option(help="Warm-up boots per version.")] = 1,
     seed: Annotated[int | None, typer.Option(help="Seed of the interleaved order.")] = None,
@@ -190,7 +194,9 @@ def history(
         else:
             assert spec is not None
             kernels = resolve_versions(spec, versions)
-            base = VariantSpec(name="base", kernel=kernels[0], append=append, smp=smp, mem_mb=mem)
+            base = VariantSpec(
+                name="base", kernel=kernels[0], append=append, smp=smp, mem_mb=mem, icount_shift=icount
+            )
             template = Plan(
                 variants=(base,),
                 seed=resolve_seed(seed),

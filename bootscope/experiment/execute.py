@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import signal
 import threading
 from collections.abc import Callable, Sequence
@@ -21,16 +20,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from queue import Queue
 
-from bootscope import defaults
-from bootscope.analyze import analyze_boot
-from bootscope.errors import BootscopeError, InputError, ParseError
+from bootscope.errors import BootscopeError, InputError, StatsError
 from bootscope.experiment.hostinfo import host_info
+from bootscope.experiment.measure import measure_boot
 from bootscope.experiment.plan import Plan, VariantSpec, plan_from_dict
 from bootscope.experiment.progress import Reporter, SilentReporter
 from bootscope.experiment.schedule import Slot, build_schedule
 from bootscope.experiment.stopping import STOP_METRIC, StopRule, stop_rule_for
 from bootscope.model import Boot, LogLine
-from bootscope.parse import parse_captured
 from bootscope.sources.accel import AccelChoice, choose_accel
 from bootscope.sources.hostload import HostLoadMeter, wait_for_idle
 from bootscope.sources.initramfs import InitramfsSpec, build_initramfs
@@ -47,9 +44,6 @@ IDLE_WAIT_S = 60.0  # ... but no longer than this before each boot
 QUIET_HOST_ATTEMPTS = 3  # a disturbed boot is run at most this many times in all
 UNTIL_MAX_ROUNDS_FACTOR = 4  # --until precise without --max-n: at most 4x -n rounds
 
-_LEADING_ESCAPES = re.compile(r"^(?:\x1b(?:\[[0-9;?]*[A-Za-z]|[^\[]))+")
-METRICS = ("kernel_init_s", "userspace_s", "host_wall_s", "host_kernel_start_s")
-
 
 @dataclass(frozen=True, slots=True)
 class RunResult:
@@ -60,6 +54,8 @@ class RunResult:
     boots_run: int
     stopped_early: bool = False
     notes: tuple[str, ...] = ()
+    # --until precise: whether the stopping rule was met (None: no rule, or it never got to judge).
+    until_satisfied: bool | None = None
 
 
 @dataclass(slots=True)
@@ -168,31 +164,9 @@ def _is_our_child(pid: int) -> bool:
 def measure(
     boot: Boot, variant: VariantSpec, release_hint: str | None
 ) -> tuple[dict[str, float | None], str | None, str]:
-    """Return (metrics in seconds, kernel release, note) for one boot; the note says why a boot could
-    not be analysed (then the metrics are empty). Never raises for a bad log."""
-    note = ""
-    # Firmware's terminal resets (ESC c, ESC [2J) can share a line with the marker when the kernel is
-    # quiet; the parse patterns match at line start, so they are dropped for analysis (the store keeps
-    # the raw line).
-    captured = [
-        replace(line, text=_LEADING_ESCAPES.sub("", line.text)) if line.text.startswith("\x1b") else line
-        for line in boot.lines
-    ]
-    try:
-        parsed = parse_captured(captured)
-        lines: list[LogLine] = [line for part in parsed.boots for line in part]
-    except ParseError:
-        # `quiet` hides every timed kernel line, yet the marker still carries the guest's uptime.
-        lines, note = captured, "no timed kernel line, so no kernel_init_s"
-    try:
-        # The default marker carries the guest's own uptime, which analyze reads itself; a user's marker
-        # (a shell prompt) is matched by regex.
-        marker = None if variant.marker == defaults.MARKER_PREFIX else variant.marker
-        breakdown = analyze_boot(lines, marker_regex=marker, host_start_ns=boot.host_start_ns)
-    except BootscopeError as error:
-        return {}, release_hint, f"not analysed: {error}"
-    metrics = {name: getattr(breakdown.metrics, name) for name in METRICS}
-    return metrics, breakdown.identity.release or release_hint, note
+    """Return (metrics in seconds, kernel release, note) for one boot of ``variant`` (see
+    :func:`bootscope.experiment.measure.measure_boot`). Never raises for a bad log."""
+    return measure_boot(boot, variant.marker, release_hint)
 
 
 def prepare_configs(plan: Plan, accel: str) -> tuple[dict[str, BootConfig], dict[str, str | None]]:
@@ -252,7 +226,11 @@ def start_experiment(
     anything is stored (no kernel, bad options), StoreError if the store fails, KeyboardInterrupt on
     Ctrl-C (after marking the experiment interrupted)."""
     reporter = reporter or SilentReporter()
-    rule = stop_rule if stop_rule is not None else stop_rule_for(plan.until, plan.precision)
+    rule = (
+        stop_rule
+        if stop_rule is not None
+        else stop_rule_for(plan.until, plan.precision, plan.variants[0].name)
+    )
     choice = _choose_accel(plan)
     configs, releases = prepare_configs(plan, choice.accel)
     experiment = store.create_experiment(
@@ -278,7 +256,16 @@ def resume_experiment(
     reporter = reporter or SilentReporter()
     experiment = store.experiment(experiment_id)
     plan = plan_from_dict(experiment.plan)
-    rule = stop_rule if stop_rule is not None else stop_rule_for(plan.until, plan.precision)
+    rule = (
+        stop_rule
+        if stop_rule is not None
+        else stop_rule_for(plan.until, plan.precision, plan.variants[0].name)
+    )
+    if experiment.status == STATUS_COMPLETE:
+        # A run that --until stopped early is complete although later positions were never booted.
+        note = f"experiment {experiment.id} is already complete; nothing to resume"
+        reporter.note(note)
+        return RunResult(experiment, STATUS_COMPLETE, 0, notes=(note,))
     configs, releases = prepare_configs(plan, experiment.accel)
     if experiment.status != STATUS_RUNNING:
         store.set_status(experiment.id, STATUS_RUNNING)
@@ -325,19 +312,21 @@ def _execute(
     runner.core_sets = _core_sets(plan.jobs, max_smp, runner.note)
     reporter.started(experiment.id, len(schedule), len(schedule) - len(pending))
     stopped_early = False
+    satisfied: bool | None = None
     try:
-        batches: list[list[Slot]] = [pending]
-        if rule is not None:
-            # Rounds one by one: the rule decides after each complete measured round.
-            batches = [[s for s in pending if s.round == r] for r in sorted({s.round for s in pending})]
-        for batch in batches:
+        for batch in _batches(pending, plan, rule is not None):
             _run_batch(runner, batch, next_attempt)
-            last_round = batch[-1].round if batch else -1
-            if rule is not None and last_round + 1 - plan.warmup_per_variant >= plan.samples_per_variant:
-                samples = store.samples(experiment.id, STOP_METRIC)
-                if rule(samples):
-                    stopped_early = last_round + 1 < len(schedule) // len(plan.variants)
+            measured_rounds = batch[-1].round + 1 - plan.warmup_per_variant if batch else 0
+            if rule is not None and measured_rounds >= plan.samples_per_variant:
+                satisfied = _rule_says_stop(rule, store.samples(experiment.id, STOP_METRIC), runner)
+                if satisfied:
+                    stopped_early = batch[-1].round + 1 < len(schedule) // len(plan.variants)
                     break
+        if satisfied is False:
+            runner.note(
+                f"--until precise: {STOP_METRIC} is not yet precise to {plan.precision * 100:g} % after"
+                f" {rounds} boots per variant (the most allowed: raise --max-n or loosen --precision)"
+            )
     except BaseException:
         runner.kill_running()
         with contextlib.suppress(BootscopeError):
@@ -352,7 +341,27 @@ def _execute(
         boots_run=runner.boots_run,
         stopped_early=stopped_early,
         notes=tuple(runner.notes),
+        until_satisfied=satisfied,
     )
+
+
+def _batches(pending: Sequence[Slot], plan: Plan, by_rounds: bool) -> list[list[Slot]]:
+    """Return the pending slots in the batches to run: all at once, or (for a stopping rule, which
+    decides after complete rounds) a few rounds at a time, enough to keep ``jobs`` boots busy."""
+    if not by_rounds:
+        return [list(pending)]
+    rounds_per_batch = max(1, -(-plan.jobs // len(plan.variants)))
+    rounds = sorted({slot.round for slot in pending})
+    groups = [rounds[i : i + rounds_per_batch] for i in range(0, len(rounds), rounds_per_batch)]
+    return [[slot for slot in pending if slot.round in group] for group in groups]
+
+
+def _rule_says_stop(rule: StopRule, samples: dict[str, list[float]], runner: _Runner) -> bool:
+    try:
+        return rule(samples)
+    except StatsError as error:  # e.g. a NaN that cannot come from a parsed log; keep booting
+        runner.note(f"--until precise could not judge the samples ({error}); booting on")
+        return False
 
 
 def _run_batch(runner: _Runner, slots: Sequence[Slot], next_attempt: dict[int, int]) -> None:

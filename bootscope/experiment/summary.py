@@ -1,4 +1,5 @@
-"""The end-of-run summary: per variant, how many boots ended how, and each metric's median and range.
+"""The end-of-run summary: per variant, how many boots ended how, and each metric's median and range;
+with two or more variants, the comparison of each against the first (the baseline).
 
 Counts come from the final attempt at each position (a superseded, re-run attempt is counted only as
 disturbed). Medians, minima and maxima are over the measured (not warm-up) ok boots, in seconds.
@@ -7,9 +8,12 @@ disturbed). Medians, minima and maxima are over the measured (not warm-up) ok bo
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from bootscope.analyze.metrics import UNITS
+from bootscope.model import Comparison
+from bootscope.stats.compare import Options, compare_many
 from bootscope.store.records import BootRecord
 
 SUMMARY_METRICS = ("kernel_init_s", "userspace_s", "host_wall_s")
@@ -70,3 +74,42 @@ def summarize(boots: Sequence[BootRecord], variants: Sequence[str]) -> list[Vari
 def failed_boots(boots: Sequence[BootRecord]) -> list[BootRecord]:
     """Return the final attempts that did not end ok (warm-ups included), in run order."""
     return [boot for boot in boots if not boot.superseded and boot.outcome != "ok"]
+
+
+# The metrics compared at the end of a run: the guest's own times (host_wall_s also holds firmware
+# and QEMU start-up, which no kernel change moves).
+COMPARED_METRICS = ("kernel_init_s", "userspace_s")
+MIN_COMPARED_N = 2  # compare needs at least two samples a side
+
+
+def compare_variants(
+    samples_by_metric: Mapping[str, Mapping[str, Sequence[float]]],
+    variants: Sequence[str],
+    options: Options | None = None,
+) -> tuple[list[list[Comparison]], list[str]]:
+    """Return, per metric of ``samples_by_metric`` (metric -> variant -> values in seconds, measured ok
+    boots), the comparisons of every other variant against the first of ``variants`` (the baseline),
+    and notes naming what was left out. A metric is left out when the baseline has fewer than two
+    values; a variant, when it has. Needs at least two variants, else returns no comparison.
+    Raises StatsError only for NaN or infinite values."""
+    comparisons: list[list[Comparison]] = []
+    notes: list[str] = []
+    if len(variants) < 2:
+        return comparisons, notes
+    baseline, others = variants[0], variants[1:]
+    for metric, by_variant in samples_by_metric.items():
+        base = by_variant.get(baseline, [])
+        if len(base) < MIN_COMPARED_N:
+            notes.append(f"{metric}: baseline {baseline} has {len(base)} value(s); not compared")
+            continue
+        compared = {}
+        for name in others:
+            values = by_variant.get(name, [])
+            if len(values) >= MIN_COMPARED_N:
+                compared[name] = values
+            else:
+                notes.append(f"{metric}: {name} has {len(values)} value(s); not compared")
+        if compared:
+            unit = UNITS.get(metric, "s")
+            comparisons.append(compare_many(base, compared, metric, unit, options, baseline_name=baseline))
+    return comparisons, notes

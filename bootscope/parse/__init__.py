@@ -6,14 +6,29 @@ Public API: ``parse_log`` (whole log in memory), ``iter_boots`` (streaming, one 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from itertools import chain
 
 from bootscope.model import LogLine
-from bootscope.parse.formats import FORMATS, detect_format
-from bootscope.parse.stream import BootStream
+from bootscope.parse.chunked import BlockBoots
+from bootscope.parse.columns import BootColumns, columns_from_lines
+from bootscope.parse.formats import FORMATS, check_format, detect_format
+from bootscope.parse.stream import DETECT_SAMPLE_LINES, BootStream
 
-__all__ = ["FORMATS", "BootStream", "ParsedLog", "detect_format", "iter_boots", "parse_captured", "parse_log"]
+__all__ = [
+    "FORMATS",
+    "BlockBoots",
+    "BootColumns",
+    "BootStream",
+    "LineBoots",
+    "ParsedLog",
+    "detect_format",
+    "iter_boots",
+    "parse_captured",
+    "parse_log",
+    "scan_boots",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,3 +68,52 @@ def parse_captured(lines: Iterable[LogLine], fmt: str = "auto") -> ParsedLog:
     stream = BootStream(lines, fmt, keep_host_ns=True)  # type: ignore[arg-type]
     boots = tuple(stream)
     return ParsedLog(stream.format, boots, tuple(stream.warnings))
+
+
+class LineBoots:
+    """BootStream's boots as BootColumns (for the formats that ``BlockBoots`` does not scan)."""
+
+    def __init__(self, stream: BootStream) -> None:
+        self.stream = stream
+
+    @property
+    def format(self) -> str:
+        return self.stream.format
+
+    @property
+    def warnings(self) -> list[str]:
+        return self.stream.warnings
+
+    @property
+    def boot_count(self) -> int:
+        return self.stream.boot_count
+
+    def __iter__(self) -> Iterator[BootColumns]:
+        return map(columns_from_lines, self.stream)
+
+
+def scan_boots(blocks: Iterable[str], fmt: str = "auto") -> BlockBoots | LineBoots:
+    """Return a lazy stream of boots (as BootColumns) of a log given as blocks of whole lines.
+
+    ``blocks`` as ``TextSource.blocks`` yields them. A dmesg or console log is scanned a block at a
+    time (``BlockBoots``), any other format line by line; the boots are the same as ``iter_boots``
+    finds. Raises InputError for an unknown format (at once), ParseError while iterating if no
+    line carries a timestamp.
+    """
+    fmt = check_format(fmt)
+    pending = iter(blocks)
+    peeked: list[str] = []
+    if fmt == "auto":
+        sample: list[str] = []
+        for block in pending:
+            peeked.append(block)
+            need = DETECT_SAMPLE_LINES - len(sample)
+            sample.extend(block.split("\n", need)[:need])
+            if len(sample) >= DETECT_SAMPLE_LINES:
+                break
+        fmt = detect_format(sample)
+    ordered = chain(peeked, pending)
+    if fmt == "dmesg":
+        return BlockBoots(ordered)
+    lines = (line for block in ordered for line in block.split("\n"))
+    return LineBoots(BootStream(lines, fmt))

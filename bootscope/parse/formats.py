@@ -24,9 +24,12 @@ Warn = Callable[[str], None]
 
 # dmesg and console captures: optional "<level>" (dmesg -r), "[    1.234567]", optional caller
 # "[    T1]" (CONFIG_PRINTK_CALLER, kernel/printk/printk.c info_print_prefix())
-_DMESG = re.compile(r"(?:<(\d{1,3})>)?\[\s*(\d{1,10}\.\d{1,9})\](?:\[\s*([TC]\d+)\])? ?")
+# ([^\S\n] is \s that never crosses a line end, so that bootscope.parse.chunked can scan whole blocks)
+DMESG_PREFIX = r"(?:<(\d{1,3})>)?\[[^\S\n]*(\d{1,10}\.\d{1,9})\](?:\[[^\S\n]*([TC]\d+)\])? ?"
+_DMESG = re.compile(DMESG_PREFIX)
 # A kernel stamp that follows console junk on the same line (firmware escapes, a boot loader's dots)
-_DMESG_ANYWHERE = re.compile(r"(?:<\d{1,3}>)?\[\s*\d{1,10}\.\d{6}\](?:\[\s*[TC]\d+\])? ?")
+DMESG_ANYWHERE = r"(?:<\d{1,3}>)?\[[^\S\n]*\d{1,10}\.\d{6}\](?:\[[^\S\n]*[TC]\d+\])? ?"
+_DMESG_ANYWHERE = re.compile(DMESG_ANYWHERE)
 # /dev/kmsg records, Documentation/ABI/testing/dev-kmsg: "prefix,seq,usec,flags[,caller=T1];text"
 _KMSG = re.compile(r"(\d{1,4}),(\d+),(\d+),[^;,]*(?:,caller=([TC]\d+))?[^;]*;")
 # journalctl -o short-monotonic: "[    1.234567] host ident[pid]: message"

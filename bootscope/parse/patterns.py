@@ -23,6 +23,9 @@ def _p(name: str, regex: str, source: str) -> Pattern:
     return Pattern(name, re.compile(regex), source)
 
 
+# Whitespace that stays on its line: a line holds no newline, so per line this is \s, and a scan of a
+# whole block of lines (bootscope.parse.chunked) can never match across a line end.
+_SP = r"[^\S\n]"
 _FN = r"(\S+?)(?:\+0x[0-9a-f]+/0x[0-9a-f]+)?(?: \[([^\]\s]+)\])?"
 
 PATTERNS: tuple[Pattern, ...] = (
@@ -47,14 +50,14 @@ PATTERNS: tuple[Pattern, ...] = (
     # a continuation shows up as its own line (" #2") when another message interrupts it
     _p(
         "cpu_progress",
-        r"(?:(?:\.\.\.\. )?node\s+#\d+, CPUs:)?(?:\s*#\d+)+\s*$",
+        r"(?:(?:\.\.\.\. )?node" + _SP + r"+#\d+, CPUs:)?(?:" + _SP + r"*#\d+)+" + _SP + "*$",
         "arch/x86/kernel/smpboot.c",
     ),
     # The per-CPU timing printk of the parallel bring-up prototype in seed 002 (a patch to
     # arch/x86/kernel/smpboot.c do_wait_cpu()): four wait phases and the total, in TSC cycles
     _p(
         "cpu_up_cycles",
-        r"CPU#(\d+) up in\s*(\d+),\s*(\d+),\s*(\d+),\s*(\d+)\s*\(\s*(\d+)\)",
+        r"CPU#(\d+) up in{0}(\d+),{0}(\d+),{0}(\d+),{0}(\d+){0}\({0}(\d+)\)".format(_SP + "*"),
         "arch/x86/kernel/smpboot.c (seed 002 patch)",
     ),
     # mm/page_alloc.c deferred_init_memmap() (mm/mm_init.c since 6.5)
@@ -80,9 +83,14 @@ BY_NAME: dict[str, Pattern] = {p.name: p for p in PATTERNS}
 
 # One pass over a boot's joined text finds every candidate line. Each entry is wrapped in a group
 # named after it; its own groups stay capturing, and GROUP_SLICES says where they sit in m.groups().
-COMBINED: re.Pattern[str] = re.compile(
-    "^(?:" + "|".join(f"(?P<{p.name}>{p.regex.pattern})" for p in PATTERNS) + ")",
-    re.MULTILINE,
+_ALTERNATION = "(?:" + "|".join(f"(?P<{p.name}>{p.regex.pattern})" for p in PATTERNS) + ")"
+COMBINED: re.Pattern[str] = re.compile("^" + _ALTERNATION, re.MULTILINE)
+# Both initcall_debug lines, for one ``findall`` over a boot's block: rows of (calling: name, module,
+# pid, returned: name, module, ret, usecs). Each starts with a literal that no earlier entry of the
+# table can match (tests/parse/test_chunked.py checks that), so such a line is always an initcall line.
+INITCALL_LITERALS: tuple[str, ...] = ("calling  ", "initcall ")
+INITCALL_SCAN: re.Pattern[str] = re.compile(
+    "(?:" + BY_NAME["initcall_start"].regex.pattern + "|" + BY_NAME["initcall_done"].regex.pattern + ")"
 )
 
 

@@ -16,9 +16,9 @@ from bootscope.model import LogLine
 from bootscope.parse.formats import PARSERS, check_format, detect_format
 
 DETECT_SAMPLE_LINES = 2000
-_BANNER = "Linux version "
+BANNER = "Linux version "
 # A drop to (nearly) zero after this much boot time is a new boot even without a banner.
-_RESET_AFTER_S = 1.0
+RESET_AFTER_S = 1.0
 
 
 class BootStream:
@@ -88,7 +88,7 @@ class BootStream:
                 continue
             t = line.guest_s
             if t is not None:
-                if timed and ((t <= 1e-6 and high_s > _RESET_AFTER_S) or line.text.startswith(_BANNER)):
+                if timed and ((t <= 1e-6 and high_s > RESET_AFTER_S) or line.text.startswith(BANNER)):
                     yield self._finish(current, timed, backwards, first_back)
                     current.clear()
                     high_s, timed, backwards = -1.0, 0, 0

@@ -57,22 +57,32 @@ class TextSource:
         return tuple(found)
 
     def __iter__(self) -> Iterator[str]:
+        for block in self.blocks():
+            yield from block.split("\n")
+
+    def blocks(self, chunk_bytes: int = CHUNK_BYTES) -> Iterator[str]:
+        """Yield the log as blocks of whole lines joined by "\\n" (no line end after the last one).
+
+        ``block.split("\\n")`` gives exactly the lines that iterating this source gives (same cuts,
+        same U+FFFD replacements); a block holds at least one line. Reads ``chunk_bytes`` at a time.
+        Raises InputError for an empty stream or a corrupt compressed file.
+        """
         raw = _open_binary(self.path)
         try:
-            yield from self._lines(raw)
+            yield from self._blocks(raw, chunk_bytes)
         finally:
             if raw is not sys.stdin.buffer:
                 raw.close()
         if self.bytes_read == 0:
             raise InputError(f"{self.path}: the log is empty")
 
-    def _lines(self, raw: _Reader) -> Iterator[str]:
+    def _blocks(self, raw: _Reader, chunk_bytes: int) -> Iterator[str]:
         # Whole chunks are decoded and split at C speed; only a chunk holding a huge line or
         # undecodable bytes takes the slower, careful path.
         limit = self.max_line_bytes
         carry = b""
         while True:
-            chunk = raw.read(CHUNK_BYTES)
+            chunk = raw.read(chunk_bytes)
             if not chunk:
                 break
             self.bytes_read += len(chunk)
@@ -81,30 +91,30 @@ class TextSource:
             if end < 0:
                 if len(data) > limit:
                     yield self._cut(data)
-                    yield from self._skip_rest_of_line(raw)
+                    yield from self._skip_rest_of_line(raw, chunk_bytes)
                     carry = b""
                 else:
                     carry = data
                 continue
             carry = data[end + 1 :]
-            yield from self._split_chunk(data[: end + 1])
+            yield self._block(data[: end + 1])
         if carry:
-            yield from self._split_chunk(carry)
+            yield self._block(carry)
 
-    def _split_chunk(self, data: bytes) -> list[str]:
+    def _block(self, data: bytes) -> str:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             text = self._decode_counting(data)
-        lines = text.replace("\r\n", "\n").split("\n")
-        if lines[-1] == "":
-            lines.pop()  # the chunk ended with its last line's newline
-        else:
-            lines[-1] = lines[-1].rstrip("\r")
-        self.line_count += len(lines)
-        if len(text) > self.max_line_bytes and max(map(len, lines)) > self.max_line_bytes:
-            lines = [self._cut_text(line) for line in lines]
-        return lines
+        text = text.replace("\r\n", "\n")
+        # the chunk ended with its last line's newline, or is the unterminated end of the log
+        text = text[:-1] if text.endswith("\n") else text.rstrip("\r")
+        self.line_count += text.count("\n") + 1
+        if len(text) > self.max_line_bytes:
+            lines = text.split("\n")
+            if max(map(len, lines)) > self.max_line_bytes:
+                text = "\n".join([self._cut_text(line) for line in lines])
+        return text
 
     def _cut_text(self, line: str) -> str:
         if len(line) <= self.max_line_bytes:
@@ -117,11 +127,11 @@ class TextSource:
         self.line_count += 1
         return data[: self.max_line_bytes].decode("utf-8", errors="replace")
 
-    def _skip_rest_of_line(self, raw: _Reader) -> Iterator[str]:
+    def _skip_rest_of_line(self, raw: _Reader, chunk_bytes: int) -> Iterator[str]:
         # The rest of a huge line is read in bounded pieces and dropped; what follows its newline is
         # the next line.
         while True:
-            chunk = raw.read(CHUNK_BYTES)
+            chunk = raw.read(chunk_bytes)
             if not chunk:
                 return
             self.bytes_read += len(chunk)
@@ -129,7 +139,7 @@ class TextSource:
             if end >= 0:
                 rest = chunk[end + 1 :]
                 if rest:
-                    yield from self._lines(_Prefixed(rest, raw))
+                    yield from self._blocks(_Prefixed(rest, raw), chunk_bytes)
                 return
 
     def _decode_counting(self, data: bytes) -> str:

@@ -79,7 +79,8 @@ $B mkdir -p /scratch && $B mount -t tmpfs tmpfs /scratch || fail "cannot mount a
 cd / && $B find . -xdev | $B cpio -o -H newc > /scratch/next.cpio 2>/dev/null \
   || fail "cannot archive the initramfs"
 marker kexec-prep
-case "$load" in s) opts="-s" ;; *) opts="-l" ;; esac
+# -s only picks the syscall: without -l, kexec would load and then run shutdown(8) itself.
+case "$load" in s) opts="-l -s" ;; *) opts="-l" ;; esac
 [ "$checks" = 0 ] && opts="$opts -i"
 out=$($KEXEC $opts --initrd=/scratch/next.cpio --command-line="${next# }" "$TARGET" 2>&1) \
   || fail "kexec $opts failed: $(echo "$out" | $B tr '\n' ' ')"

@@ -109,6 +109,9 @@ def test_run_two_variants_stores_the_guests_own_times(cloud_kernel: Path, tmp_pa
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert "accelerator: tcg" in result.stdout and f"experiment 1 in {db}" in result.stdout
+    # Two variants with two ok boots each: the run ends with the comparison of b against a.
+    assert "kernel_init_s (s)" in result.stdout and "userspace_s (s)" in result.stdout
+    assert result.stdout.count("b (2) vs a (2)") == 2
 
     exported = _bootscope("export", "latest", "--format", "json", "--db", str(db))
     document = json.loads(exported.stdout)
@@ -150,6 +153,31 @@ def test_run_two_variants_stores_the_guests_own_times(cloud_kernel: Path, tmp_pa
     assert [float(r["userspace_s"]) for r in rows] == [b["metrics"]["userspace_s"] for b in boots]
     listing = _bootscope("runs", "--db", str(db), "--json")
     assert json.loads(listing.stdout)[0]["ok"] == 6
+
+
+@pytest.mark.boot
+def test_until_precise_stops_early_and_stored_boots_analyze(cloud_kernel: Path, tmp_path: Path) -> None:
+    db = tmp_path / "until.db"
+    result = _bootscope(
+        "run", str(cloud_kernel), "-n", "5", "--max-n", "8", "--warmup", "0", "--until", "precise",
+        "--precision", "50%", "--accel", "tcg", "--db", str(db), "--json",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["until_satisfied"] is True and summary["stopped_early"] is True
+    # One variant: the median's 95 % interval needs six boots (five give 1 - 2/32 < 95 %); the boot
+    # times vary by a few percent, far inside 50 %, so the sixth boot ends the run.
+    assert summary["boots_run"] == 6 and summary["variants"][0]["ok"] == 6
+    with Store.open(db) as store:
+        boot = store.boots(1)[2]
+    # A stored boot analysed later gets the host-side metrics the run recorded.
+    analysis = json.loads(
+        _bootscope("analyze", "--run", "1", "--boot", "3", "--json", "--db", str(db)).stdout
+    )
+    metrics = analysis["boots"][0]["metrics"]
+    for name in ("kernel_init_s", "userspace_s", "host_wall_s", "host_kernel_start_s"):
+        assert metrics[name] == pytest.approx(boot.metrics[name]), name
+    assert 0 < metrics["host_kernel_start_s"] < metrics["host_wall_s"]
 
 
 @pytest.mark.boot

@@ -1,0 +1,96 @@
+"""Turn one captured boot (console lines with host arrival times) into its breakdown and metrics.
+
+Shared by ``bootscope run`` (every boot as it ends) and ``bootscope analyze --run ID --boot K`` (a
+stored boot, later): both must read a console the same way, including one on which ``quiet`` left no
+timed kernel line, where the marker still carries the guest's uptime and the host stamps still give
+the wall time.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from bootscope import defaults
+from bootscope.analyze import analyze_boot
+from bootscope.errors import BootscopeError, ParseError
+from bootscope.model import Boot, Breakdown, LogLine
+from bootscope.parse import parse_captured
+
+# Firmware's terminal resets (ESC c, ESC [2J) can share a line with the marker when the kernel is
+# quiet (seen here: "Booting from ROM..<ESC>c<ESC>[?7l<ESC>[2JBOOTSCOPE-MARKER init uptime=1.88").
+# A terminal shows nothing of what came before a reset or a clear, and the parse patterns match at
+# line start, so analysis sees only the text after the last one (the store keeps the raw line).
+_RESET_OR_CLEAR = re.compile(r"\x1bc|\x1b\[[0-9;]*2J")
+_LEADING_ESCAPES = re.compile(r"^(?:\x1b(?:\[[0-9;?]*[A-Za-z]|[^\[]))+")
+METRICS = ("kernel_init_s", "userspace_s", "host_wall_s", "host_kernel_start_s")
+NO_TIMED_LINE = "no timed kernel line, so no kernel_init_s"
+
+
+@dataclass(frozen=True, slots=True)
+class CapturedAnalysis:
+    """A captured boot's breakdown, the parser's format name and warnings, and a note for the user
+    (non-empty when part of the boot could not be timed)."""
+
+    breakdown: Breakdown
+    format: str
+    warnings: tuple[str, ...]
+    note: str
+
+
+def terminal_text(text: str) -> str:
+    """Return what a terminal shows of ``text`` on a fresh line: the part after its last reset or
+    clear-screen sequence, without leading escape sequences."""
+    resets = list(_RESET_OR_CLEAR.finditer(text))
+    visible = text[resets[-1].end() :] if resets else text
+    return _LEADING_ESCAPES.sub("", visible)
+
+
+def user_marker(marker: str) -> str | None:
+    """Return the regex to hand to analyze for a variant's ``marker`` (None for bootscope's own
+    marker, whose uptime analyze reads itself)."""
+    return None if marker == defaults.MARKER_PREFIX else marker
+
+
+def analyze_captured(
+    captured: Sequence[LogLine],
+    *,
+    host_start_ns: int | None,
+    marker_regex: str | None = None,
+    top_n: int = defaults.TOP_N,
+    fmt: str = "auto",
+) -> CapturedAnalysis:
+    """Return the analysis of one boot's captured console (times in seconds; host metrics need
+    ``host_start_ns``, the host's monotonic ns at QEMU start). A console with no timed kernel line is
+    analysed untimed (only the marker's uptime and host times), with a note saying so.
+
+    Raises InputError for a bad marker regex or format name."""
+    cleaned = [
+        replace(line, text=terminal_text(line.text)) if "\x1b" in line.text else line for line in captured
+    ]
+    note = ""
+    try:
+        parsed = parse_captured(cleaned, fmt)
+        lines: list[LogLine] = [line for part in parsed.boots for line in part]
+        fmt_name, warnings = parsed.format, parsed.warnings
+    except ParseError:
+        # `quiet` hides every timed kernel line, yet the marker still carries the guest's uptime.
+        lines, note, fmt_name, warnings = cleaned, NO_TIMED_LINE, "untimed", ()
+    breakdown = analyze_boot(lines, top_n=top_n, marker_regex=marker_regex, host_start_ns=host_start_ns)
+    return CapturedAnalysis(breakdown, fmt_name, warnings, note)
+
+
+def measure_boot(
+    boot: Boot, marker: str, release_hint: str | None
+) -> tuple[dict[str, float | None], str | None, str]:
+    """Return (metrics in seconds, kernel release, note) for one boot; ``marker`` is the variant's
+    marker regex. The note says why a boot could not be (fully) analysed. Never raises for a bad log."""
+    try:
+        analysis = analyze_captured(
+            boot.lines, host_start_ns=boot.host_start_ns, marker_regex=user_marker(marker)
+        )
+    except BootscopeError as error:
+        return {}, release_hint, f"not analysed: {error}"
+    metrics = {name: getattr(analysis.breakdown.metrics, name) for name in METRICS}
+    return metrics, analysis.breakdown.identity.release or release_hint, analysis.note
