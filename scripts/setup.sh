@@ -6,16 +6,20 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(python3 python3-venv python3-pip qemu-system-x86 busybox-static kexec-tools rt-tests cpio
-  zstd xz-utils chromium postgresql)
+  zstd xz-utils chromium fonts-dejavu-core postgresql)
 need_apt=()
 for pkg in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_apt+=("$pkg")
 done
-if [ ${#need_apt[@]} -gt 0 ]; then
-  SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  echo "setup: installing Debian packages: ${need_apt[*]}"
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+# bootscope fetches Debian kernels with apt-get download: it needs package lists even when every
+# package above is already installed.
+if [ ${#need_apt[@]} -gt 0 ] || ! compgen -G "/var/lib/apt/lists/*_Packages*" > /dev/null; then
   $SUDO apt-get update -q
+fi
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "setup: installing Debian packages: ${need_apt[*]}"
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${need_apt[@]}"
 fi
 

@@ -117,9 +117,22 @@ def run(
     quiet_host: Annotated[
         bool, typer.Option("--quiet-host", help="Wait for an idle host; re-run disturbed boots.")
     ] = False,
-    until: Annotated[str | None, typer.Option("--until", help="'precise': add rounds until precise.")] = None,
-    precision: Annotated[str | None, typer.Option("--precision", help="Target for --until, e.g. 1%.")] = None,
-    max_n: Annotated[int | None, typer.Option("--max-n", help="At most this many boots per variant.")] = None,
+    until: Annotated[
+        str | None,
+        typer.Option(
+            "--until",
+            help="'precise': after -n rounds, add rounds until the 95% interval of each variant's shift"
+            " against the first (one variant: of its median) is within +-precision of the first's median"
+            " (userspace_s); never stops on a p-value.",
+        ),
+    ] = None,
+    precision: Annotated[
+        str | None, typer.Option("--precision", help="Target for --until, e.g. 1% (default 1%).")
+    ] = None,
+    max_n: Annotated[
+        int | None,
+        typer.Option("--max-n", help="--until: at most this many boots per variant (default 4 x -n)."),
+    ] = None,
     resume: Annotated[
         str | None, typer.Option("--resume", help="Finish experiment ID (or 'latest').")
     ] = None,
@@ -140,6 +153,8 @@ def run(
         else:
             if not kernel and plan_file is None:
                 raise InputError("give a KERNEL (path or debian:cloud), a --plan file, or --resume ID")
+            if until is None and (precision is not None or max_n is not None):
+                raise InputError("--precision and --max-n apply only with --until precise")
             options: list[tuple[str, Any]] = [
                 (name, value)
                 for name, value in (

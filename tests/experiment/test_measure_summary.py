@@ -6,10 +6,14 @@ import re
 import statistics
 from pathlib import Path
 
+import numpy as np
+import pytest
+
 from bootscope.experiment.execute import measure
 from bootscope.experiment.plan import VariantSpec
-from bootscope.experiment.summary import failed_boots, summarize
+from bootscope.experiment.summary import compare_variants, failed_boots, summarize
 from bootscope.model import Boot, LogLine
+from bootscope.stats.compare import Options
 from bootscope.store import BootRecord
 
 START_NS = 50_000_000_000
@@ -93,3 +97,42 @@ def test_summary_counts_and_spreads() -> None:
     assert a.metrics["userspace_s"].median == 3.0
     assert b.metrics["kernel_init_s"].median is None
     assert [(f.index, f.outcome) for f in failed_boots(boots)] == [(2, "timeout"), (4, "panic")]
+
+
+def test_marker_after_a_midline_terminal_reset() -> None:
+    # Seen in a real `--append quiet` run here: SeaBIOS's "Booting from ROM.." then its terminal reset
+    # and clear, then the marker, all on one console line.
+    lines = [
+        LogLine(
+            text="Booting from ROM..\x1bc\x1b[?7l\x1b[2JBOOTSCOPE-MARKER init uptime=1.88",
+            host_ns=START_NS + 3,
+        )
+    ]
+    metrics, _release, note = measure(
+        Boot(lines=tuple(lines), host_start_ns=START_NS), VariantSpec("q", "k"), None
+    )
+    assert metrics["userspace_s"] == 1.88 and metrics["host_wall_s"] == 3e-9
+    assert "kernel_init_s" in note
+
+
+def test_end_of_run_comparison_picks_variants_with_two_samples() -> None:
+    rng = np.random.default_rng(3)
+    a, b = list(2.0 + rng.normal(0, 0.05, 8)), list(2.2 + rng.normal(0, 0.05, 7))
+    samples = {
+        "kernel_init_s": {"a": a, "b": b, "c": [2.0]},
+        "userspace_s": {"a": [2.5], "b": b, "c": b},
+    }
+    comparisons, notes = compare_variants(
+        samples, ["a", "b", "c"], Options(bootstrap_resamples=0, power=False)
+    )
+    (group,) = comparisons  # userspace_s: the baseline has one value, nothing to compare with
+    (only_b,) = group  # c has a single kernel_init_s value
+    assert (only_b.metric, only_b.a.name, only_b.b.name) == ("kernel_init_s", "a", "b")
+    # Hodges-Lehmann shift by hand: the median of all pairwise differences b - a.
+    assert only_b.shift_estimate == pytest.approx(float(np.median(np.subtract.outer(b, a))))
+    assert only_b.verdict == "slower"
+    assert notes == [
+        "kernel_init_s: c has 1 value(s); not compared",
+        "userspace_s: baseline a has 1 value(s); not compared",
+    ]
+    assert compare_variants(samples, ["a"]) == ([], [])
