@@ -11,7 +11,7 @@ import numpy as np
 
 from bootscope.analyze.advisor import advise
 from bootscope.analyze.cpus import CpuSeen, summarize_cpus
-from bootscope.analyze.initcalls import InitcallSeen
+from bootscope.analyze.initcalls import summarize_initcalls
 from bootscope.errors import InputError
 from bootscope.model import Breakdown, Gap, Identity, LogLine, Metrics, Phase
 from bootscope.parse.columns import BootColumns, columns_from_lines
@@ -90,8 +90,6 @@ def analyze_columns(
     identity: dict[str, object] = {}
     milestones: dict[str, float] = {}
     milestone_index: dict[str, int] = {}
-    initcalls = InitcallSeen()
-    initcalls.feed(cols.initcall_rows, cols.initcall_s)
     cpus = CpuSeen()
     marker_uptime: float | None = None
     marker_index: int | None = None
@@ -167,7 +165,7 @@ def analyze_columns(
         milestones=dict(sorted(milestones.items(), key=lambda item: item[1])),
         phases=_phases(milestones, first_s, end_s),
         gaps=gaps,
-        initcalls=initcalls.summary(top_n, keep_all=all_initcalls),
+        initcalls=summarize_initcalls(cols.initcalls, top_n, keep_all=all_initcalls),
         cpu_bringup=summarize_cpus(cpus, milestones.get("smp_start"), milestones.get("smp_done")),
         first_s=first_s,
         last_s=last_s,

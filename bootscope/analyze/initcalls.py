@@ -1,70 +1,105 @@
-"""Initcalls from ``initcall_debug`` (init/main.c): pair each ``calling`` with its ``returned``."""
+"""Initcalls from ``initcall_debug`` (init/main.c): pair each ``calling`` with its ``returned``.
+
+The pairing is that of a walk through the lines with a dict of open calls by name (a ``calling``
+opens or replaces its name's entry, a ``returned`` pops it), computed on arrays: Python objects are
+built only for the calls the summary shows.
+"""
 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable
-from operator import itemgetter
+
+import numpy as np
+import numpy.typing as npt
 
 from bootscope.model import Initcall, InitcallSummary
-from bootscope.parse.columns import InitcallRow
+from bootscope.parse.columns import InitcallColumns
 
-# (name, start_s, duration_us, ret, pid, module): an Initcall's fields, built into one only if needed
-_Done = tuple[str, float | None, int, int, int | None, str | None]
-_DURATION = itemgetter(2)
+IntArray = npt.NDArray[np.int64]
 
 
-class InitcallSeen:
-    """Collects initcall lines of one boot, in order; ``summary`` turns them into an InitcallSummary."""
+def summarize_initcalls(calls: InitcallColumns, top_n: int, *, keep_all: bool = True) -> InitcallSummary:
+    """Return counts, total (s), failures (non-zero returns), calls that never returned and the top N.
 
-    def __init__(self) -> None:
-        self._open: dict[str, tuple[float | None, int | None, str | None]] = {}
-        self._done: list[_Done] = []
+    ``calls`` are one boot's initcall lines in log order. A ``returned`` takes its start from the
+    latest ``calling`` of its name not yet returned; without one it starts ``duration`` before its
+    own line (not before 0). ``unfinished`` is in the order the names were opened. ``keep_all``
+    False leaves ``all`` empty. Ties in duration keep log order. Raises nothing.
+    """
+    n = len(calls)
+    if n == 0:
+        return InitcallSummary(0, 0.0, (), (), (), ())
+    is_call = calls.is_call
+    order = np.argsort(calls.name_ids, kind="stable")  # rows grouped by name, in log order within
+    grouped = calls.name_ids[order]
+    grouped_call = is_call[order]
+    same_name = np.concatenate(([False], grouped[1:] == grouped[:-1]))
+    after_call = np.concatenate(([False], grouped_call[:-1]))
+    # A returned's calling is the row just before it among its name's rows, if that is a calling:
+    # an earlier returned of the name popped whatever was open.
+    paired = np.flatnonzero(~grouped_call & same_name & after_call)
+    start_row: IntArray = np.full(n, -1, np.int64)
+    start_row[order[paired]] = order[paired - 1]
+    unfinished = _unfinished(order, grouped_call, same_name, after_call)
 
-    def feed(self, rows: Iterable[InitcallRow], times_s: Iterable[float | None]) -> None:
-        """Note initcall lines (a ``calling`` or a ``returned`` each) at their guest times (s).
+    done_rows = np.flatnonzero(~is_call)
+    durations_us = calls.durations_us
+    names, modules, pids, rets = calls.names, calls.modules, calls.pids, calls.rets
+    times = calls.times_s
 
-        A ``returned`` without its ``calling`` starts ``duration`` before its own line (not before 0).
-        """
-        opened = self._open
-        done = self._done.append
-        for (name, module, pid, done_name, done_module, ret, usecs), t in zip(rows, times_s, strict=True):
-            if name:
-                opened[name] = (t, int(pid) if pid else None, module or None)
-                continue
-            start_s, start_pid, started_module = opened.pop(done_name, (None, None, None))
-            duration_us = int(usecs or 0)
-            if start_s is None and t is not None:
-                start_s = max(t - duration_us / 1e6, 0.0)
-            done(
-                (
-                    done_name,
-                    start_s,
-                    duration_us,
-                    int(ret or 0),
-                    start_pid,
-                    started_module or done_module or None,
-                )
-            )
-
-    def summary(self, top_n: int, *, keep_all: bool = True) -> InitcallSummary:
-        """Return counts, total (s), failures (non-zero returns), calls that never returned and the top N.
-
-        ``keep_all`` False leaves ``all`` empty (a caller that only needs the top N saves building
-        one Initcall per call).
-        """
-        unfinished = tuple(
-            Initcall(name, start_s, None, None, pid, module)
-            for name, (start_s, pid, module) in self._open.items()
+    def done_call(k: int) -> Initcall:
+        i = int(done_rows[k])
+        s = int(start_row[i])
+        start_s: float | None = None
+        start_pid: int | None = None
+        module = ""
+        if s >= 0:
+            t_start = float(times[s])
+            start_s = None if t_start != t_start else t_start
+            start_pid = int(pids[s]) if pids[s] else None
+            module = modules[s]
+        duration_us = durations_us[k]
+        t = float(times[i])
+        if start_s is None and t == t:
+            start_s = max(t - duration_us / 1e6, 0.0)
+        return Initcall(
+            names[i], start_s, duration_us, int(rets[i] or 0), start_pid, module or modules[i] or None
         )
-        done = self._done
-        # nlargest is sorted(..., reverse=True)[:n]: equal durations keep their log order
-        top = heapq.nlargest(top_n, done, key=_DURATION)
-        return InitcallSummary(
-            count=len(done) + len(unfinished),
-            total_s=sum(map(_DURATION, done)) / 1e6,
-            failed=tuple(Initcall(*call) for call in done if call[3]),
-            unfinished=unfinished,
-            top=tuple(Initcall(*call) for call in top),
-            all=(*(Initcall(*call) for call in done), *unfinished) if keep_all else (),
-        )
+
+    def open_call(i: int) -> Initcall:
+        t = float(times[i])
+        pid = int(pids[i]) if pids[i] else None
+        return Initcall(names[i], None if t != t else t, None, None, pid, modules[i] or None)
+
+    done_count = len(done_rows)
+    open_calls = tuple(map(open_call, unfinished))
+    # nlargest is sorted(..., reverse=True)[:n]: equal durations keep their log order
+    top = heapq.nlargest(top_n, range(done_count), key=durations_us.__getitem__)
+    failed = np.flatnonzero(calls.failing[done_rows]).tolist()
+    return InitcallSummary(
+        count=done_count + len(open_calls),
+        total_s=sum(durations_us) / 1e6,
+        failed=tuple(map(done_call, failed)),
+        unfinished=open_calls,
+        top=tuple(map(done_call, top)),
+        all=(*map(done_call, range(done_count)), *open_calls) if keep_all else (),
+    )
+
+
+def _unfinished(
+    order: IntArray,
+    grouped_call: npt.NDArray[np.bool_],
+    same_name: npt.NDArray[np.bool_],
+    after_call: npt.NDArray[np.bool_],
+) -> list[int]:
+    """Return the rows of the callings still open at the end, in the order their names were opened."""
+    # A name is open at the end if its last row is a calling; its entry holds that (latest) calling
+    # but sits in the dict where the first calling of its final run of callings inserted it.
+    last_of_name = np.concatenate((~same_name[1:], [True]))
+    open_last = np.flatnonzero(last_of_name & grouped_call)
+    if not len(open_last):
+        return []
+    run_first = grouped_call & ~(same_name & after_call)
+    run_start = np.maximum.accumulate(np.where(run_first, np.arange(len(order)), 0))
+    inserted = order[run_start[open_last]]
+    return order[open_last][np.argsort(inserted, kind="stable")].tolist()  # type: ignore[no-any-return]

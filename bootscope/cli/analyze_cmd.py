@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Annotated
 
 import typer
@@ -55,31 +57,54 @@ def analyze(
         raise InputError("--boot counts from 1")
     if top < 1:
         raise InputError("--top must be at least 1")
-    out = Console(highlight=False)
-    if as_json and len(logs) > 1:
-        sys.stdout.write("[")
-    for position, path in enumerate(logs):
-        source = read_text_lines(path)
-        stream = scan_boots(source.blocks(BLOCK_BYTES), fmt)
-        if as_json:
-            if position:
-                sys.stdout.write(",\n")
+    with _without_cyclic_gc():
+        out = Console(highlight=False)
+        if as_json and len(logs) > 1:
+            sys.stdout.write("[")
+        for position, path in enumerate(logs):
+            source = read_text_lines(path)
+            stream = scan_boots(source.blocks(BLOCK_BYTES), fmt)
+            if as_json:
+                if position:
+                    sys.stdout.write(",\n")
 
-            def finish(
-                stream: BlockBoots | LineBoots = stream, source: TextSource = source
-            ) -> tuple[str, int, list[str], int]:
-                return stream.format, stream.boot_count, _warnings(stream, source), source.undecodable_bytes
+                def finish(
+                    stream: BlockBoots | LineBoots = stream, source: TextSource = source
+                ) -> tuple[str, int, list[str], int]:
+                    return (
+                        stream.format,
+                        stream.boot_count,
+                        _warnings(stream, source),
+                        source.undecodable_bytes,
+                    )
 
-            write_analysis_document(sys.stdout, path, _selected(stream, boot, top, marker), finish)
-        else:
-            chosen = show_boots(stream, out, boot=boot, top_n=top, marker=marker, title=path)
-            out.print(
-                Text(f"{path}: format {stream.format}, {stream.boot_count} boot(s), showing boot {chosen}")
-            )
-        for message in _warnings(stream, source):
-            print(f"bootscope: warning: {message}", file=sys.stderr)
-    if as_json and len(logs) > 1:
-        sys.stdout.write("]\n")
+                write_analysis_document(sys.stdout, path, _selected(stream, boot, top, marker), finish)
+            else:
+                chosen = show_boots(stream, out, boot=boot, top_n=top, marker=marker, title=path)
+                out.print(
+                    Text(
+                        f"{path}: format {stream.format}, {stream.boot_count} boot(s), showing boot {chosen}"
+                    )
+                )
+            for message in _warnings(stream, source):
+                print(f"bootscope: warning: {message}", file=sys.stderr)
+        if as_json and len(logs) > 1:
+            sys.stdout.write("]\n")
+
+
+@contextmanager
+def _without_cyclic_gc() -> Iterator[None]:
+    # The scan of a big log creates hundreds of thousands of short-lived tuples and strings per
+    # block, none of them in a cycle; the cyclic collector, triggered by the allocation count,
+    # walks them again and again (about 10 % of the CPU time of `analyze` on a 200 MB log).
+    # Switching it off is process-wide, so it is done here, for this command only, and undone.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _warnings(stream: BlockBoots | LineBoots, source: TextSource) -> list[str]:

@@ -15,7 +15,6 @@ from bootscope.defaults import ALPHA, DEFAULT_DB
 from bootscope.errors import BootscopeError, InputError
 from bootscope.model import Comparison
 from bootscope.report import compare_out, mail
-from bootscope.stats.compare import SLOWER, Options, compare_many
 
 FORMATS = ("table", "json", "markdown", "csv", "mail")
 UNIT_FACTORS = {"s": 1.0, "ms": 1e3}
@@ -167,6 +166,8 @@ def compare(
     fail_on: Annotated[str | None, typer.Option(help="Exit 1 when a verdict is 'slower'.")] = None,
 ) -> None:
     """Compare two sets of boot times: shift with interval, tests, verdict and boots needed."""
+    from bootscope.stats.compare import SLOWER, Options, compare_many  # scipy: only when run
+
     if fmt not in FORMATS:
         raise InputError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
     if unit not in UNIT_FACTORS:

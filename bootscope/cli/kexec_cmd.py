@@ -6,13 +6,11 @@ Thin: options are parsed here, the run is :func:`bootscope.experiment.kexec.run_
 
 from __future__ import annotations
 
-import signal
 import statistics
 import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -21,12 +19,13 @@ from rich.table import Table
 
 from bootscope import defaults
 from bootscope.analyze.kexec import KEXEC_METRICS
+from bootscope.cli.signals import stop_on_signals
 from bootscope.errors import BootError, InputError
-from bootscope.experiment import kexec as runner
-from bootscope.experiment.progress import RichReporter
 from bootscope.model import Comparison
 from bootscope.sources import kexec as chain
-from bootscope.store import BootRecord, Store
+
+if TYPE_CHECKING:
+    from bootscope.store import BootRecord
 
 TCG_WARNING = (
     "QEMU TCG timings are not hardware timings: TCG emulates every instruction (purgatory's SHA-256 "
@@ -36,22 +35,6 @@ TCG_WARNING = (
 )
 
 
-@contextmanager
-def _stop_on_signals(cancel: threading.Event) -> Iterator[None]:
-    # `kill PID` ends a run like Ctrl-C: completed reboots stored, the run marked interrupted. The
-    # event also reaches the chain when the KeyboardInterrupt is lost while Python forks QEMU.
-    def handler(_signum: int, _frame: object) -> None:
-        cancel.set()
-        raise KeyboardInterrupt
-
-    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for sig, old in previous.items():
-            signal.signal(sig, old)
-
-
 def _seconds(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
@@ -59,6 +42,8 @@ def _seconds(value: float | None) -> str:
 def _print_summary(
     console: Console, experiment_id: int, names: Sequence[str], boots: list[BootRecord]
 ) -> None:
+    from bootscope.experiment import kexec as runner
+
     failed = runner.failed_samples(boots)
     counts = Table(title=f"kexec run {experiment_id}", title_justify="left")
     for column in ("variant", "ok reboots", "failed"):
@@ -149,6 +134,10 @@ def kexec(
 
     Exit status 0 when every kernel of every chain ended ok, 2 for bad options.
     """
+    from bootscope.experiment import kexec as runner  # scipy, sqlalchemy: only when run
+    from bootscope.experiment.progress import RichReporter
+    from bootscope.store import Store
+
     console = Console()
     try:
         mem_list = [int(part) for part in mem.split(",") if part.strip()]
@@ -178,7 +167,7 @@ def kexec(
         for note in runner.ignored_options(item):
             console.print(f"[yellow]note:[/yellow] {escape(note)}")
     cancel = threading.Event()
-    with _stop_on_signals(cancel), Store.open(db) as store:
+    with stop_on_signals(cancel), Store.open(db) as store:
         result = runner.run_kexec_experiment(
             store, from_kernel, variants, hops, chains, seed, timeout, RichReporter(), cancel
         )

@@ -11,14 +11,11 @@ from rich.console import Console
 from rich.markup import escape
 
 from bootscope.analyze.metrics import DEFINITIONS
-from bootscope.cli import report_inputs as inputs
 from bootscope.defaults import ALPHA, DEFAULT_DB
 from bootscope.errors import InputError
-from bootscope.report import plot as plots
 from bootscope.report.html import render_boot_report, render_run_report
 from bootscope.report.trace import render_trace
 from bootscope.report.views import BootView
-from bootscope.store.db import Store
 
 LogsArg = Annotated[
     list[Path] | None, typer.Argument(help="Kernel log file(s); '-' reads stdin.", show_default=False)
@@ -54,6 +51,9 @@ def _one_source(logs: list[Path] | None, run: str | None) -> list[Path]:
 
 
 def _boot_of(logs: list[Path] | None, run: str | None, db: str, boot: int | None, fmt: str) -> BootView:
+    from bootscope.cli import report_inputs as inputs  # scipy, sqlalchemy: only when run
+    from bootscope.store.db import Store
+
     paths = _one_source(logs, run)
     if run is None:
         return inputs.pick_boot(inputs.boots_from_logs(paths, fmt), boot or 1)
@@ -78,6 +78,9 @@ def report(
     fmt: FmtOpt = "auto",
 ) -> None:
     """Write one self-contained HTML report (timeline, gap chart, log) of a boot log or a stored run."""
+    from bootscope.cli import report_inputs as inputs
+    from bootscope.store.db import Store
+
     paths = _one_source(logs, run)
     if run is not None:
         if vs is not None:
@@ -122,6 +125,8 @@ def plot(
 ) -> None:
     """Write a 16:9 picture for slides or mail: a boot's timeline or gap chart, or a metric's
     distribution or ECDF (per variant of a run, or per log file with each boot one sample)."""
+    from bootscope.report import plot as plots  # matplotlib: only when run
+
     if output.suffix.lower() not in plots.FORMATS:
         raise InputError(f"-o {output}: choose a .png or .svg file name")
     if kind in (PlotKind.timeline, PlotKind.gaps):
@@ -139,6 +144,9 @@ def plot(
 def _values(
     logs: list[Path] | None, run: str | None, db: str, metric: str, fmt: str
 ) -> tuple[dict[str, list[float]], dict[str, tuple[float, float | None, float | None]]]:
+    from bootscope.cli import report_inputs as inputs
+    from bootscope.store.db import Store
+
     if metric not in DEFINITIONS:
         raise InputError(f"--metric {metric}: choose one of {', '.join(DEFINITIONS)}")
     paths = _one_source(logs, run)

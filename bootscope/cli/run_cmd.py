@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import json
-import signal
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -17,21 +14,13 @@ from rich.table import Table
 from rich.text import Text
 
 from bootscope import defaults
-from bootscope.analyze.metrics import DEFINITIONS
+from bootscope.cli.signals import stop_on_signals
 from bootscope.errors import InputError
-from bootscope.experiment.execute import RunResult, resume_experiment, start_experiment
-from bootscope.experiment.plan import build_plan
-from bootscope.experiment.progress import Reporter, RichReporter, SilentReporter
-from bootscope.experiment.summary import (
-    COMPARED_METRICS,
-    SUMMARY_METRICS,
-    VariantSummary,
-    compare_variants,
-    failed_boots,
-    summarize,
-)
-from bootscope.report import compare_out
-from bootscope.store import Store
+
+if TYPE_CHECKING:
+    from bootscope.experiment.execute import RunResult
+    from bootscope.experiment.progress import Reporter
+    from bootscope.experiment.summary import VariantSummary
 
 _MAX_FAILED_SHOWN = 10
 _PIPED_WIDTH = 140
@@ -47,23 +36,6 @@ def _precision(text: str | None) -> float | None:
         raise InputError(
             f"--precision {text!r}: give a percentage such as 1% or a fraction such as 0.01"
         ) from None
-
-
-@contextmanager
-def _stop_on_signals(cancel: threading.Event) -> Iterator[None]:
-    # Ctrl-C and `kill PID` both end a run the same way: QEMU reaped, boots kept, experiment
-    # 'interrupted'. The event reaches the boot loop even when the KeyboardInterrupt itself is lost
-    # (Python ignores exceptions raised in its fork handlers, and QEMU is started by fork).
-    def handler(_signum: int, _frame: object) -> None:
-        cancel.set()
-        raise KeyboardInterrupt
-
-    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for sig, old in previous.items():
-            signal.signal(sig, old)
 
 
 def run(
@@ -143,9 +115,19 @@ def run(
     # soft_wrap: the closing lines (paths, the accelerator's reason) stay whole for grep and copy-paste.
     out = Console(highlight=False, soft_wrap=True)
     err = Console(stderr=True, highlight=False)
+    # Imported here, not at the top: they pull in scipy and sqlalchemy, and every other command's
+    # start-up (bootscope --help, analyze) would pay for them.
+    from bootscope.analyze.metrics import DEFINITIONS
+    from bootscope.experiment.execute import resume_experiment, start_experiment
+    from bootscope.experiment.plan import build_plan
+    from bootscope.experiment.progress import RichReporter, SilentReporter
+    from bootscope.experiment.summary import COMPARED_METRICS, compare_variants, failed_boots, summarize
+    from bootscope.report import compare_out
+    from bootscope.store import Store
+
     reporter: Reporter = SilentReporter() if as_json else RichReporter(err)
     cancel = threading.Event()
-    with _stop_on_signals(cancel), Store.open(db) as store:
+    with stop_on_signals(cancel), Store.open(db) as store:
         if resume is not None:
             if kernel or variant or plan_file:
                 raise InputError("--resume takes no KERNEL, --variant or --plan: it reruns the stored plan")
@@ -245,6 +227,8 @@ def _print_summary(
     metrics = Table(title="measured ok boots (seconds)", title_justify="left")
     for heading in ("metric", "variant", "n", "median", "min", "max"):
         metrics.add_column(heading, justify="left" if heading in ("metric", "variant") else "right")
+    from bootscope.experiment.summary import SUMMARY_METRICS
+
     for metric in SUMMARY_METRICS:
         for summary in summaries:
             spread = summary.metrics[metric]

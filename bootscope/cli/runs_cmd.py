@@ -14,7 +14,6 @@ from rich.table import Table
 
 from bootscope import defaults
 from bootscope.errors import InputError
-from bootscope.store import Store
 
 _FORMATS = ("json", "csv")
 
@@ -24,6 +23,8 @@ def runs(
     as_json: Annotated[bool, typer.Option("--json", help="Print the list as JSON.")] = False,
 ) -> None:
     """List the experiments stored in a database."""
+    from bootscope.store import Store  # sqlalchemy: only when run
+
     if "://" not in db and not Path(db).exists():
         raise InputError(f"no database {db} (bootscope run creates it; or pass --db)")
     with Store.open(db) as store:
@@ -77,6 +78,8 @@ def export(
     db: Annotated[str, typer.Option("--db", help="SQLite path or database URL.")] = defaults.DEFAULT_DB,
 ) -> None:
     """Write one stored experiment out, with every boot (and, in JSON, every boot's log)."""
+    from bootscope.store import Store
+
     if fmt not in _FORMATS:
         raise InputError(f"--format must be json or csv, not {fmt!r}")
     if "://" not in db and not Path(db).exists():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -15,8 +15,9 @@ from rich.table import Table
 from bootscope.defaults import ALPHA, DEFAULT_DB
 from bootscope.errors import BootError, BootscopeError, InputError, StatsError
 from bootscope.experiment.plan import Plan, VariantSpec, apply_option, resolve_seed
-from bootscope.experiment.progress import Reporter, RichReporter, SilentReporter
-from bootscope.stats.compare import FASTER, SLOWER, Options
+
+if TYPE_CHECKING:
+    from bootscope.experiment.progress import Reporter
 
 FORMATS = ("table", "json")
 # Plan-file keys that are run settings rather than options of the booted machine.
@@ -37,6 +38,8 @@ def _check_format(fmt: str) -> None:
 
 
 def _reporter(fmt: str) -> Reporter:
+    from bootscope.experiment.progress import RichReporter, SilentReporter
+
     return SilentReporter() if fmt == "json" else RichReporter()
 
 
@@ -76,6 +79,7 @@ def sweep(
 ) -> None:
     """Boot a grid of options, machines and kernels; compare every cell with the baseline cell."""
     from bootscope.experiment.sweep import expand_grid, parse_param, read_grid_file, run_sweep, sweep_plan
+    from bootscope.stats.compare import Options  # scipy: only when run
     from bootscope.store import Store
 
     _check_format(fmt)
@@ -119,6 +123,8 @@ def sweep(
 
 
 def _print_sweep(data: dict[str, Any], names: list[str]) -> None:
+    from bootscope.stats.compare import FASTER, SLOWER
+
     console = Console()
     table = Table(title=f"sweep: run {data['run']}, {escape(data['metric'])} (s), baseline = first cell")
     for name in names:
@@ -304,6 +310,7 @@ def bisect_run(
 ) -> None:
     """For `git bisect run`: build, boot, compare with the baseline; exit 0 good, 1 bad, 125 skip."""
     from bootscope.experiment import bisect
+    from bootscope.experiment.progress import SilentReporter
 
     try:
         if ":" not in baseline:

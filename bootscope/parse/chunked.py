@@ -1,10 +1,12 @@
 """The fast path for dmesg and console logs: boots found in whole blocks of lines, not line by line.
 
-A block (megabytes of whole lines, ``TextSource.blocks``) is scanned at C speed: one ``findall``
-gives every line's timestamp and either its initcall fields or its text, one ``map`` matches the
-pattern table against those texts. Times live in numpy arrays,
-boots are split on those arrays, and a LogLine is built only for a line the analysis reads (a gap's
-neighbours, a CPU progress line, the lines after Run /init). The boots, splitting rules and warnings
+A block (megabytes of whole lines, ``TextSource.blocks``) is read with few passes in C and numpy
+and Python objects only for the lines the analysis needs: numpy finds the line starts and reads
+printk's fixed-width stamps from their digit positions (the regex reads any other stamp, line by
+line); one ``findall`` returns the fields of the initcall lines only, one ``finditer`` the other
+lines that the pattern table knows. Times live in numpy arrays, boots are split on those arrays,
+and a LogLine is built only for a line the analysis reads (a gap's neighbours, a CPU progress line,
+the lines after Run /init). The boots, splitting rules and warnings
 are those of ``BootStream`` on the dmesg format (tests/parse/test_chunked.py compares the two).
 """
 
@@ -12,7 +14,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Generator, Iterable, Iterator
-from itertools import compress, count
+from itertools import compress
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -20,15 +23,35 @@ import numpy.typing as npt
 
 from bootscope.errors import ParseError
 from bootscope.model import LogLine
-from bootscope.parse.columns import BootColumns, InitcallRow, KnownLine
+from bootscope.parse.columns import INITCALL_PATTERNS, BootColumns, InitcallRow, KnownLine, initcall_columns
 from bootscope.parse.formats import DMESG_ANYWHERE, DMESG_PREFIX, parse_dmesg
-from bootscope.parse.patterns import COMBINED, GROUP_SLICES, INITCALL_SCAN
+from bootscope.parse.patterns import INITCALL_LITERALS, INITCALL_SCAN, table_scan
 from bootscope.parse.stream import BANNER, RESET_AFTER_S
 
-# One row per "\n" of "\n" + block: the line's timestamp prefix ("" if untimed; its groups level,
-# stamp, caller), then at the text's start either the seven fields of an initcall line
-# (INITCALL_SCAN) or, for any other line, the whole text.
-_LINE = re.compile(r"\n((?>" + DMESG_PREFIX + r"))?(?:" + INITCALL_SCAN.pattern + r"|([^\n]*))")
+# printk's own stamp, "[%5lu.%06lu]" (kernel/printk/printk.c print_time()), without a caller id
+# after it: the form that numpy reads from fixed positions (see _fixed_stamps). Any other form that
+# DMESG_PREFIX accepts is read by that regex, line by line (_Block._odd_lines).
+_FIXED_PREFIX = r"\[(?: {4}\d| {3}\d{2}| {2}\d{3}| \d{4}|\d{5})\.\d{6}\](?!\[) ?"
+_FIXED_WIDTH = 14  # "[" + 5 + "." + 6 + "]"
+_PROBE_CHARS = 16  # zero padding after a block: room for every fixed-position probe
+_NL, _SPACE, _LBRACKET, _LT, _DOT, _RBRACKET, _ZERO = (ord(c) for c in "\n [<.]0")
+_LITERAL_CODES = tuple(tuple(map(ord, literal)) for literal in INITCALL_LITERALS)
+# One row (INITCALL_SCAN's six groups) per line whose text starts with an initcall literal; the
+# text starts after a fixed-width stamp, else at the line's first character.
+_INITCALL_ROWS = re.compile(
+    r"\n(?>"
+    + _FIXED_PREFIX
+    + r")?(?="
+    + "|".join(map(re.escape, INITCALL_LITERALS))
+    + r")(?:"
+    + INITCALL_SCAN.pattern
+    + r")?"
+)
+# The other lines the pattern table knows (initcall lines are rows above), tried only on the lines
+# whose text starts with a character that can start a match (any non-ASCII one can).
+_KNOWN, _KNOWN_SLICES, _KNOWN_FIRST = table_scan(INITCALL_PATTERNS)
+_MAY_START_KNOWN = np.zeros(129, dtype=bool)
+_MAY_START_KNOWN[[*map(ord, _KNOWN_FIRST), 128]] = True
 _DMESG = re.compile(DMESG_PREFIX)
 _ANYWHERE = re.compile(DMESG_ANYWHERE)
 # A stamp after other text on its line: console junk before a kernel line (see formats.parse_dmesg)
@@ -119,32 +142,100 @@ class _Block:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        rows = _LINE.findall("\n" + text)
-        self.line_count = n = len(rows)
-        columns = tuple(zip(*rows, strict=True))
-        prefixes, stamps, call_names, done_names, texts = (columns[i] for i in (0, 2, 4, 7, 11))
-        prefix_len = np.fromiter(map(len, prefixes), np.int64, n)
-        self.timed_lines: IntArray = np.flatnonzero(prefix_len)
-        self.times = np.fromiter(map(float, filter(None, stamps)), np.float64, len(self.timed_lines))
-        self.time_of_line = np.full(n, np.nan)
-        self.time_of_line[self.timed_lines] = self.times
-        # One array element per character, so that array positions are string positions.
-        codes: npt.NDArray[Any]
-        if text.isascii():
-            codes = np.frombuffer(text.encode("ascii"), np.uint8)
-        else:
-            codes = np.frombuffer(text.encode("utf-32-le"), np.uint32)
-        newlines = np.flatnonzero(codes == 10)
+        codes = _codes(text)
+        newlines = np.flatnonzero(codes == _NL)
         self.starts: IntArray = np.concatenate(([0], newlines + 1))
-        self.ends: IntArray = np.concatenate((newlines, [len(text)]))
+        self.ends: IntArray = np.concatenate((newlines, [len(codes)]))
+        self.line_count = len(self.starts)
+        # Zero padding, so that the fixed-width probes past a short last line stay inside the array.
+        padded = np.concatenate((codes, np.zeros(_PROBE_CHARS, codes.dtype)))
+        fixed, stamp_us = _fixed_stamps(padded, self.starts)
+        after_bracket = padded[self.starts + _FIXED_WIDTH]
+        prefix_len = np.where(fixed, _FIXED_WIDTH + (after_bracket == _SPACE), 0)
+        time_of_line = np.where(fixed, stamp_us / 1e6, np.nan)  # one rounding: float("1.234567")
+        first = padded[self.starts]
+        odd_lines = np.flatnonzero(~fixed & ((first == _LBRACKET) | (first == _LT)))
+        odd_rows = self._odd_lines(odd_lines.tolist(), prefix_len, time_of_line)
+        self.time_of_line = time_of_line
+        self.timed_lines: IntArray = np.flatnonzero(~np.isnan(time_of_line))
+        self.times = time_of_line[self.timed_lines]
         self.text_at: IntArray = self.starts + prefix_len
-        is_initcall = np.fromiter(map(len, call_names), np.int64, n) + np.fromiter(
-            map(len, done_names), np.int64, n
-        )
-        self.initcall_lines: IntArray = np.flatnonzero(is_initcall)
-        self.initcall_rows: list[InitcallRow] = [rows[i][4:11] for i in self.initcall_lines.tolist()]
-        self.known = self._known(texts)
+        probe_at = np.where(fixed, self.text_at, self.starts)
+        self.initcall_lines, rows = self._initcalls(padded, probe_at, odd_rows)
+        self.initcalls = initcall_columns(rows, time_of_line[self.initcall_lines])
+        self.known = self._known(padded)
         self._known_lines = np.array([hit[1] for hit in self.known], dtype=np.int64)
+
+    def _odd_lines(
+        self, lines: list[int], prefix_len: IntArray, time_of_line: npt.NDArray[np.float64]
+    ) -> dict[int, InitcallRow]:
+        """Parse, with the regexes, the lines that start like a stamp but not a fixed-width one.
+
+        Fills their prefix length and time in place; returns their initcall rows by line index (the
+        initcall scan reads such a line from its first character, which is right only if untimed).
+        """
+        rows: dict[int, InitcallRow] = {}
+        for index in lines:
+            line = self.text[self.starts[index] : self.ends[index]]
+            m = _DMESG.match(line)
+            if m is None:
+                continue  # not timed: the block scans read it correctly from its first character
+            prefix_len[index] = m.end()
+            time_of_line[index] = float(m.group(2))
+            call = INITCALL_SCAN.match(line, m.end())
+            if call is not None:
+                rows[index] = tuple(group or "" for group in call.groups())  # type: ignore[assignment]
+        return rows
+
+    def _initcalls(
+        self, padded: npt.NDArray[Any], probe_at: IntArray, odd_rows: dict[int, InitcallRow]
+    ) -> tuple[IntArray, list[InitcallRow]]:
+        """Return the initcall lines (ascending) and their rows."""
+        # The scan tries the literals where a line's text starts if its stamp is fixed-width, else
+        # at the line's first character (``probe_at``): the same probe here says which lines it
+        # returns rows for.
+        probe = np.zeros(len(probe_at), dtype=bool)
+        for literal in _LITERAL_CODES:
+            hit = padded[probe_at] == literal[0]
+            for offset, code in enumerate(literal[1:], start=1):
+                hit &= padded[probe_at + offset] == code
+            probe |= hit
+        lines = np.flatnonzero(probe)
+        rows: list[InitcallRow] = _INITCALL_ROWS.findall("\n" + self.text)
+        if len(rows) != len(lines):
+            raise AssertionError("block scan: initcall rows and probes disagree")  # a bug, not bad input
+        # a row without a name: the literal without the rest of an initcall line
+        valid = np.fromiter(map(bool, map(itemgetter(1), rows)), dtype=bool, count=len(rows))
+        if not valid.all():
+            rows = list(compress(rows, valid.tolist()))
+            lines = lines[valid]
+        if odd_rows:
+            lines = np.concatenate((lines, np.fromiter(odd_rows, np.int64, len(odd_rows))))
+            rows.extend(odd_rows.values())
+            order = np.argsort(lines, kind="stable")
+            lines = lines[order]
+            rows = [rows[i] for i in order.tolist()]
+        return lines, rows
+
+    def _known(self, padded: npt.NDArray[Any]) -> list[KnownLine]:
+        """Return the lines (not initcall lines) that the pattern table knows, in line order."""
+        text_at, ends = self.text_at, self.ends
+        first = np.minimum(padded[text_at], 128)
+        maybe = _MAY_START_KNOWN[first] & (text_at < ends)
+        maybe[self.initcall_lines] = False
+        lines = np.flatnonzero(maybe).tolist()
+        match = _KNOWN.match
+        text = self.text
+        time_of_line = self.time_of_line.tolist()
+        slices = _KNOWN_SLICES
+        found: list[KnownLine] = []
+        for index, start, end in zip(lines, text_at[lines].tolist(), ends[lines].tolist(), strict=True):
+            m = match(text, start, end)
+            if m is not None and m.lastgroup is not None:
+                first_group, last_group = slices[m.lastgroup]
+                t = time_of_line[index]
+                found.append((m.lastgroup, index, m.groups()[first_group:last_group], None if t != t else t))
+        return found
 
     def line(self, index: int) -> LogLine:
         """Return line ``index`` of the block, parsed as the per-line dmesg parser parses it."""
@@ -184,33 +275,14 @@ class _Block:
         lo, hi = np.searchsorted(self.initcall_lines, (first_line, end_line))
         kl, kh = np.searchsorted(self._known_lines, (first_line, end_line))
         known = [(name, index - first_line, groups, t) for name, index, groups, t in self.known[kl:kh]]
-        row_s = self.time_of_line[self.initcall_lines[lo:hi]]
-        initcall_s: list[float | None] = row_s.tolist()
-        if np.isnan(row_s).any():
-            initcall_s = [None if t != t else t for t in initcall_s]
         return BootColumns(
             line_count=end_line - first_line,
             timed_index=self.timed_lines[k0:k1] - first_line,
             timed_s=self.times[k0:k1],
             known=known,
-            initcall_rows=self.initcall_rows[lo:hi],
-            initcall_s=initcall_s,
+            initcalls=self.initcalls.slice(int(lo), int(hi)),
             line=_Lines(self, first_line),
         )
-
-    def _known(self, texts: tuple[str, ...]) -> list[KnownLine]:
-        """Return the lines (not initcall lines) that the pattern table knows, in line order."""
-        # Initcall lines have no text here (their row holds their fields), and "" matches nothing.
-        matches = list(map(COMBINED.match, texts))
-        found: list[KnownLine] = []
-        slices = GROUP_SLICES
-        for index in compress(count(), matches):
-            m = matches[index]
-            if m is not None and m.lastgroup is not None:
-                first, last = slices[m.lastgroup]
-                t = float(self.time_of_line[index])
-                found.append((m.lastgroup, index, m.groups()[first:last], None if t != t else t))
-        return found
 
 
 class _Lines:
@@ -226,28 +298,68 @@ class _Lines:
 
 def _split_embedded(text: str) -> str:
     """Return ``text`` with console junk before a kernel stamp on its own line, as parse_dmesg splits it."""
-    found = [m.start() for m in _EMBEDDED.finditer("\n" + text)]
-    if not found:
-        return text
-    lines = text.split("\n")
-    changed = False
-    line_no, position, done = 0, 0, -1
-    for start in found:
-        line_no += text.count("\n", position, start - 1)
-        position = start - 1
-        if line_no == done:
+    pieces: list[str] = []
+    copied = 0  # text[:copied] is in pieces
+    last_line_start = -1
+    for found in _EMBEDDED.finditer("\n" + text):
+        bracket = found.start() - 1  # in text
+        line_start = text.rfind("\n", 0, bracket) + 1
+        if line_start == last_line_start:
             continue
-        done = line_no
-        line = lines[line_no]
+        last_line_start = line_start
+        line_end = text.find("\n", bracket)
+        line_end = len(text) if line_end < 0 else line_end
+        line = text[line_start:line_end]
         if _DMESG.match(line) is not None:
             continue
         m = _ANYWHERE.search(line)
         if m is not None:
             head = line[: m.start()]
-            lines[line_no] = (head + "\n" if head.strip() else "") + line[m.start() :]
-            changed = True
-    return "\n".join(lines) if changed else text
+            pieces.append(text[copied:line_start])
+            pieces.append((head + "\n" if head.strip() else "") + line[m.start() :])
+            copied = line_end
+    if not pieces:
+        return text
+    pieces.append(text[copied:])
+    return "".join(pieces)
 
 
 def _ignore(_message: str) -> None:
     return None
+
+
+def _codes(text: str) -> npt.NDArray[Any]:
+    """Return ``text`` as an array with one element per character (array positions = string positions)."""
+    if text.isascii():
+        return np.frombuffer(text.encode("ascii"), np.uint8)
+    return np.frombuffer(text.encode("utf-32-le"), np.uint32)
+
+
+def _fixed_stamps(padded: npt.NDArray[Any], starts: IntArray) -> tuple[npt.NDArray[np.bool_], IntArray]:
+    """Return which lines start with a fixed-width stamp (``_FIXED_PREFIX``) and its value in us.
+
+    The probes read fixed offsets from each line start; the whole test is the regex's, position by
+    position: "[", five characters of spaces then at least one digit, ".", six digits, "]", and no
+    "[" of a caller id after it.
+    """
+
+    def at(offset: int) -> npt.NDArray[np.int64]:
+        return padded[starts + offset].astype(np.int64)
+
+    fixed = (at(0) == _LBRACKET) & (at(6) == _DOT) & (at(13) == _RBRACKET) & (at(14) != _LBRACKET)
+    seconds = np.zeros(len(starts), np.int64)
+    digit_seen = np.zeros(len(starts), dtype=bool)
+    for offset in range(1, 6):
+        digit = at(offset) - _ZERO
+        is_digit = (digit >= 0) & (digit <= 9)
+        # a space only before the first digit
+        fixed &= is_digit | ((at(offset) == _SPACE) & ~digit_seen)
+        digit_seen |= is_digit
+        seconds = seconds * 10 + np.where(is_digit, digit, 0)
+    fixed &= digit_seen
+    micros = np.zeros(len(starts), np.int64)
+    for offset in range(7, 13):
+        digit = at(offset) - _ZERO
+        fixed &= (digit >= 0) & (digit <= 9)
+        micros = micros * 10 + digit
+    return fixed, seconds * 1_000_000 + micros

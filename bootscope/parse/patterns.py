@@ -14,44 +14,61 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class Pattern:
+    """One kernel message: its regex (anchored where it is used), the kernel source that prints it.
+
+    ``first`` holds every ASCII character a match can start with, so that the block scan tries the
+    regex only on lines that start with one (tests/parse/test_patterns_first.py checks it against
+    the regex itself).
+    """
+
     name: str
     regex: re.Pattern[str]
     source: str
+    first: str
 
 
-def _p(name: str, regex: str, source: str) -> Pattern:
-    return Pattern(name, re.compile(regex), source)
+def _p(name: str, regex: str, source: str, first: str) -> Pattern:
+    return Pattern(name, re.compile(regex), source, first)
 
 
 # Whitespace that stays on its line: a line holds no newline, so per line this is \s, and a scan of a
 # whole block of lines (bootscope.parse.chunked) can never match across a line end.
 _SP = r"[^\S\n]"
-_FN = r"(\S+?)(?:\+0x[0-9a-f]+/0x[0-9a-f]+)?(?: \[([^\]\s]+)\])?"
+_SP_CHARS = "".join(c for c in map(chr, range(128)) if c.isspace() and c != "\n")
+# An initcall's name, then "+0xoff/0xsize" and " [module]" where printed. The name is the shortest run
+# of non-space characters after which the rest matches, as a lazy \S+? would take it, but it only
+# tries to end before a "+" or a space (the only characters the rest can start with), run by run:
+# the lazy per-character form made the block scan twice as slow.
+_FN = r"(\S[^\s+]*+(?:\+[^\s+]*+)*?)(?:\+0x[0-9a-f]+/0x[0-9a-f]+)?(?: \[([^\]\s]+)\])?"
+_CALL_TAIL = r" @ (\d+)"
+_DONE_TAIL = r" returned (-?\d+) after (\d+) usecs"
 
 PATTERNS: tuple[Pattern, ...] = (
     # init/main.c start_kernel() prints linux_banner from init/version.c
-    _p("banner", r"Linux version (\S+)", "init/version.c"),
+    _p("banner", r"Linux version (\S+)", "init/version.c", "L"),
     # arch/x86/kernel/setup.c setup_arch() (x86) and init/main.c start_kernel() ("Kernel command line")
-    _p("cmdline", r"(?:Kernel )?[Cc]ommand line: (.*)", "arch/x86/kernel/setup.c, init/main.c"),
+    _p("cmdline", r"(?:Kernel )?[Cc]ommand line: (.*)", "arch/x86/kernel/setup.c, init/main.c", "KCc"),
     # arch/x86/kernel/tsc.c: "Detected %lu.%03lu MHz processor" and the refined calibration
     _p(
         "tsc_mhz",
         r"tsc: (?:Detected (\d+\.\d+) MHz processor|Refined TSC clocksource calibration: (\d+\.\d+) MHz)",
         "arch/x86/kernel/tsc.c",
+        "t",
     ),
     # arch/x86/kernel/smpboot.c prefill_possible_map()
-    _p("cpus_allowed", r"smpboot: Allowing (\d+) CPUs", "arch/x86/kernel/smpboot.c"),
+    _p("cpus_allowed", r"smpboot: Allowing (\d+) CPUs", "arch/x86/kernel/smpboot.c", "s"),
     # mm/page_alloc.c mem_init_print_info() (mm/mm_init.c since 6.5)
-    _p("memory", r"Memory: (\d+)K/(\d+)K available", "mm/page_alloc.c"),
+    _p("memory", r"Memory: (\d+)K/(\d+)K available", "mm/page_alloc.c", "M"),
     # kernel/smp.c smp_init()
-    _p("smp_start", r"smp: Bringing up secondary CPUs", "kernel/smp.c"),
-    _p("smp_done", r"smp: Brought up (\d+) nodes?, (\d+) CPUs?", "kernel/smp.c"),
+    _p("smp_start", r"smp: Bringing up secondary CPUs", "kernel/smp.c", "s"),
+    _p("smp_done", r"smp: Brought up (\d+) nodes?, (\d+) CPUs?", "kernel/smp.c", "s"),
     # arch/x86/kernel/smpboot.c announce_cpu(): ".... node  #N, CPUs:  " then pr_cont("#N") per CPU;
     # a continuation shows up as its own line (" #2") when another message interrupts it
     _p(
         "cpu_progress",
         r"(?:(?:\.\.\.\. )?node" + _SP + r"+#\d+, CPUs:)?(?:" + _SP + r"*#\d+)+" + _SP + "*$",
         "arch/x86/kernel/smpboot.c",
+        ".n#" + _SP_CHARS,
     ),
     # The per-CPU timing printk of the parallel bring-up prototype in seed 002 (a patch to
     # arch/x86/kernel/smpboot.c do_wait_cpu()): four wait phases and the total, in TSC cycles
@@ -59,24 +76,21 @@ PATTERNS: tuple[Pattern, ...] = (
         "cpu_up_cycles",
         r"CPU#(\d+) up in{0}(\d+),{0}(\d+),{0}(\d+),{0}(\d+){0}\({0}(\d+)\)".format(_SP + "*"),
         "arch/x86/kernel/smpboot.c (seed 002 patch)",
+        "C",
     ),
     # mm/page_alloc.c deferred_init_memmap() (mm/mm_init.c since 6.5)
-    _p("deferred_done", r"node (\d+) deferred pages initialised in (\d+)ms", "mm/page_alloc.c"),
+    _p("deferred_done", r"node (\d+) deferred pages initialised in (\d+)ms", "mm/page_alloc.c", "n"),
     # drivers/base/devtmpfs.c devtmpfs_init()
-    _p("devtmpfs", r"devtmpfs: initialized", "drivers/base/devtmpfs.c"),
+    _p("devtmpfs", r"devtmpfs: initialized", "drivers/base/devtmpfs.c", "d"),
     # mm/page_alloc.c free_reserved_area() called from free_initmem() (arch/x86/mm/init.c)
-    _p("free_init", r"Freeing unused kernel", "mm/page_alloc.c"),
+    _p("free_init", r"Freeing unused kernel", "mm/page_alloc.c", "F"),
     # init/main.c run_init_process() and kernel_init()
-    _p("run_init", r"Run (/\S+) as init process", "init/main.c"),
+    _p("run_init", r"Run (/\S+) as init process", "init/main.c", "R"),
     # init/main.c do_one_initcall() with initcall_debug: trace_initcall_start_cb()/..._finish_cb()
-    _p("initcall_start", r"calling  " + _FN + r" @ (\d+)", "init/main.c"),
-    _p(
-        "initcall_done",
-        r"initcall " + _FN + r" returned (-?\d+) after (\d+) usecs",
-        "init/main.c",
-    ),
+    _p("initcall_start", r"calling  " + _FN + _CALL_TAIL, "init/main.c", "c"),
+    _p("initcall_done", r"initcall " + _FN + _DONE_TAIL, "init/main.c", "i"),
     # bootscope's own initramfs (bootscope/sources/initramfs.py): "BOOTSCOPE-MARKER [name] uptime=S"
-    _p("marker", r"BOOTSCOPE-MARKER(?: (\S+))? uptime=(\d+(?:\.\d+)?)", "bootscope initramfs /init"),
+    _p("marker", r"BOOTSCOPE-MARKER(?: (\S+))? uptime=(\d+(?:\.\d+)?)", "bootscope initramfs /init", "B"),
 )
 
 BY_NAME: dict[str, Pattern] = {p.name: p for p in PATTERNS}
@@ -85,21 +99,36 @@ BY_NAME: dict[str, Pattern] = {p.name: p for p in PATTERNS}
 # named after it; its own groups stay capturing, and GROUP_SLICES says where they sit in m.groups().
 _ALTERNATION = "(?:" + "|".join(f"(?P<{p.name}>{p.regex.pattern})" for p in PATTERNS) + ")"
 COMBINED: re.Pattern[str] = re.compile("^" + _ALTERNATION, re.MULTILINE)
-# Both initcall_debug lines, for one ``findall`` over a boot's block: rows of (calling: name, module,
-# pid, returned: name, module, ret, usecs). Each starts with a literal that no earlier entry of the
-# table can match (tests/parse/test_chunked.py checks that), so such a line is always an initcall line.
+# Both initcall_debug entries in one regex whose groups are one row (call, name, module, pid, ret,
+# usecs): ``call`` is "c" for a calling line and "" for a returned line, whose tail the conditional
+# group then requires; a ``findall`` returns each line's fields in the same columns. Each starts
+# with a literal that no earlier entry of the table can match (tests/parse/test_chunked.py checks
+# that), so such a line is always an initcall line.
 INITCALL_LITERALS: tuple[str, ...] = ("calling  ", "initcall ")
 INITCALL_SCAN: re.Pattern[str] = re.compile(
-    "(?:" + BY_NAME["initcall_start"].regex.pattern + "|" + BY_NAME["initcall_done"].regex.pattern + ")"
+    r"(?:(?P<call>c)alling  |initcall )" + _FN + "(?(call)" + _CALL_TAIL + "|" + _DONE_TAIL + ")"
 )
 
 
-def _group_slices() -> dict[str, tuple[int, int]]:
+def _group_slices(combined: re.Pattern[str], names: tuple[str, ...]) -> dict[str, tuple[int, int]]:
     slices: dict[str, tuple[int, int]] = {}
-    for p in PATTERNS:
-        outer = COMBINED.groupindex[p.name]  # 1-based; m.groups() is 0-based
-        slices[p.name] = (outer, outer + p.regex.groups)
+    for name in names:
+        outer = combined.groupindex[name]  # 1-based; m.groups() is 0-based
+        slices[name] = (outer, outer + BY_NAME[name].regex.groups)
     return slices
 
 
-GROUP_SLICES: dict[str, tuple[int, int]] = _group_slices()
+GROUP_SLICES: dict[str, tuple[int, int]] = _group_slices(COMBINED, tuple(BY_NAME))
+
+
+def table_scan(exclude: tuple[str, ...] = ()) -> tuple[re.Pattern[str], dict[str, tuple[int, int]], str]:
+    """Return the table (minus ``exclude``) as one regex to ``match(text, pos, endpos)`` at a line's text.
+
+    Also returns where each entry's own groups sit in ``m.groups()`` (keyed by ``m.lastgroup``) and
+    every ASCII character a match can start with. The first entry that matches wins, in table order.
+    """
+    kept = tuple(p for p in PATTERNS if p.name not in exclude)
+    body = "|".join(f"(?P<{p.name}>{p.regex.pattern})" for p in kept)
+    scan = re.compile(body, re.MULTILINE)  # MULTILINE: "$" also before a "\n" inside a block
+    first = "".join(sorted({c for p in kept for c in p.first}))
+    return scan, _group_slices(scan, tuple(p.name for p in kept)), first

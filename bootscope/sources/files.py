@@ -106,7 +106,8 @@ class TextSource:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             text = self._decode_counting(data)
-        text = text.replace("\r\n", "\n")
+        if "\r" in text:
+            text = text.replace("\r\n", "\n")
         # the chunk ended with its last line's newline, or is the unterminated end of the log
         text = text[:-1] if text.endswith("\n") else text.rstrip("\r")
         self.line_count += text.count("\n") + 1

@@ -1,0 +1,220 @@
+"""The block scan's shortcuts against what they replace: first characters, names, fixed-width stamps."""
+
+from __future__ import annotations
+
+import re
+import re._parser as sre_parse  # the regex parser itself, to derive first characters independently
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bootscope.analyze.breakdown import analyze_boot, analyze_columns
+from bootscope.parse import iter_boots, scan_boots
+from bootscope.parse.chunked import _fixed_stamps
+from bootscope.parse.patterns import INITCALL_SCAN, PATTERNS
+
+
+def _first_chars(pattern: str) -> set[str] | None:
+    """ASCII characters a match of ``pattern`` can start with (None: could not be derived)."""
+
+    def of(items: list[tuple[object, object]]) -> tuple[set[str], bool] | None:
+        found: set[str] = set()
+        for op, arg in items:
+            name = str(op)
+            if name == "LITERAL":
+                return found | {chr(arg)} if arg < 128 else found, False  # type: ignore[call-overload,operator]
+            if name == "NOT_LITERAL" or name == "ANY":
+                return None
+            if name == "IN":
+                chars = _class_chars(arg)  # type: ignore[arg-type]
+                if chars is None:
+                    return None
+                return found | chars, False
+            if name == "SUBPATTERN":
+                inner = of(list(arg[3]))  # type: ignore[index]
+                if inner is None:
+                    return None
+                found |= inner[0]
+                if not inner[1]:
+                    return found, False
+                continue
+            if name == "BRANCH":
+                nullable = False
+                for alternative in arg[1]:  # type: ignore[index]
+                    inner = of(list(alternative))
+                    if inner is None:
+                        return None
+                    found |= inner[0]
+                    nullable |= inner[1]
+                if not nullable:
+                    return found, False
+                continue
+            if name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+                low, _high, body = arg  # type: ignore[misc]
+                inner = of(list(body))
+                if inner is None:
+                    return None
+                found |= inner[0]
+                if low > 0 and not inner[1]:
+                    return found, False
+                continue
+            if name == "AT":
+                continue
+            return None
+        return found, True
+
+    result = of(list(sre_parse.parse(pattern)))
+    return None if result is None else result[0]
+
+
+def test_declared_first_characters_cover_every_possible_match_start() -> None:
+    for p in PATTERNS:
+        derived = _first_chars(p.regex.pattern)
+        assert derived is not None, p.name
+        # [^\S\n] is a negated class the helper cannot list: cpu_progress declares whitespace
+        assert derived <= set(p.first), (p.name, derived - set(p.first))
+
+
+def test_declared_first_characters_are_right_on_real_lines(data_dir: object) -> None:
+    from pathlib import Path
+
+    assert isinstance(data_dir, Path)
+    for boot in iter_boots((data_dir / "debian-6.1-cloud-initcall-smp4.log").read_text().split("\n")):
+        for line in boot:
+            for p in PATTERNS:
+                if p.regex.match(line.text):
+                    assert line.text[0] in p.first, (p.name, line.text)
+
+
+_CATEGORIES = {
+    "CATEGORY_DIGIT": r"\d",
+    "CATEGORY_NOT_DIGIT": r"\D",
+    "CATEGORY_SPACE": r"\s",
+    "CATEGORY_NOT_SPACE": r"\S",
+    "CATEGORY_WORD": r"\w",
+    "CATEGORY_NOT_WORD": r"\W",
+}
+
+
+def _class_chars(items: list[tuple[object, object]]) -> set[str] | None:
+    """The ASCII characters a character class ([...], parsed) accepts."""
+    negate = False
+    tests: list[object] = []
+    for kind, value in items:
+        if str(kind) == "NEGATE":
+            negate = True
+        elif str(kind) == "LITERAL":
+            tests.append(lambda c, v=value: ord(c) == v)
+        elif str(kind) == "RANGE":
+            tests.append(lambda c, v=value: v[0] <= ord(c) <= v[1])  # type: ignore[index]
+        elif str(kind) == "CATEGORY" and str(value) in _CATEGORIES:
+            tests.append(lambda c, v=_CATEGORIES[str(value)]: re.fullmatch(v, c) is not None)
+        else:
+            return None
+    return {c for c in map(chr, range(128)) if any(t(c) for t in tests) != negate}  # type: ignore[operator]
+
+
+_LAZY_NAME = r"(\S+?)(?:\+0x[0-9a-f]+/0x[0-9a-f]+)?(?: \[([^\]\s]+)\])?"
+_LAZY = re.compile(
+    r"(?:calling  "
+    + _LAZY_NAME
+    + r" @ (\d+)|initcall "
+    + _LAZY_NAME
+    + r" returned (-?\d+) after (\d+) usecs)"
+)
+_NAME_CHARS = st.sampled_from([*"ab_+x0[] /.-@", "0x1", "+0x0/0x10", " [mod]", " @ 7", "\t"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(_NAME_CHARS, min_size=1, max_size=12), st.sampled_from(["calling  ", "initcall "]), st.booleans()
+)
+def test_initcall_scan_reads_names_as_the_lazy_pattern_did(
+    parts: list[str], literal: str, tail: bool
+) -> None:
+    text = literal + "".join(parts)
+    if tail:
+        text += " @ 12" if literal.startswith("c") else " returned -19 after 77 usecs"
+    old = _LAZY.match(text)
+    new = INITCALL_SCAN.match(text)
+    assert (old is None) == (new is None), text
+    if old is not None and new is not None:
+        call, name, module, pid, ret, usecs = new.groups()
+        if literal.startswith("c"):
+            assert (name, module, pid) == old.groups()[:3] and call == "c"
+        else:
+            assert (name, module, ret, usecs) == old.groups()[3:] and call is None
+        assert new.end() == old.end()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 10**11 - 1), min_size=1, max_size=50))
+def test_fixed_width_stamps_equal_float_of_their_text(micros: list[int]) -> None:
+    lines = [f"[{m // 10**6:5d}.{m % 10**6:06d}] x" for m in micros]
+    text = "\n".join(lines)
+    codes = np.frombuffer(text.encode("ascii") + bytes(16), np.uint8)
+    starts = np.array([0, *[i + 1 for i, c in enumerate(text) if c == "\n"]], dtype=np.int64)
+    fixed, stamp_us = _fixed_stamps(codes, starts)
+    for line, is_fixed, us in zip(lines, fixed.tolist(), stamp_us.tolist(), strict=True):
+        stamp = line[1 : line.index("]")]
+        # five characters of seconds fit up to 99999 s; wider ones are the regex's
+        assert is_fixed == (len(stamp) == 12)
+        if is_fixed:
+            assert us / 1e6 == float(stamp)
+
+
+_PREFIXES = st.sampled_from(
+    [
+        "[{s:5d}.{u:06d}] ",
+        "[{s:5d}.{u:06d}]",
+        "[{s:5d}.{u:06d}][    T1] ",
+        "[{s:5d}.{u:06d}][ C0] ",
+        "<6>[{s:5d}.{u:06d}] ",
+        "[{s:d}.{u:06d}] ",
+        "[\t{s:4d}.{u:06d}] ",
+        "[{s:6d}.{u:06d}] ",
+        "[{s:5d}.{u:03d}] ",
+        "[ 1 2.000000] ",
+        "junk [{s:5d}.{u:06d}] ",
+        "",
+    ]
+)
+_TEXTS = st.sampled_from(
+    [
+        "calling  foo+0x0/0x10 @ 1",
+        "initcall foo+0x0/0x10 returned 0 after 40 usecs",
+        "initcall bar+0x0/0x10 [m] returned -5 after 7 usecs",
+        "calling  bar+0x0/0x10 [m] @ 3",
+        "calling  broken",
+        "Linux version 6.1.0-x (y)",
+        "smp: Bringing up secondary CPUs ...",
+        "smp: Brought up 1 node, 2 CPUs",
+        "Run /init as init process",
+        ".... node  #0, CPUs:        #1",
+        "  #2",
+        "BOOTSCOPE-MARKER init uptime=3.28",
+        "Memory: 100K/200K available",
+        "other text",
+        "caf\u00e9 \u0661",
+    ]
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.tuples(_PREFIXES, st.integers(0, 3), st.integers(0, 999999), _TEXTS), min_size=1, max_size=40)
+)
+def test_every_prefix_form_gives_the_per_line_breakdown(items: list[tuple[str, int, int, str]]) -> None:
+    lines = [prefix.format(s=s, u=u) + text for prefix, s, u, text in items]
+    text = "\n".join(lines)
+    try:
+        slow = [analyze_boot(boot, top_n=3) for boot in iter_boots(text.split("\n"))]
+    except Exception as error:  # untimed logs: both paths must refuse them alike
+        try:
+            list(scan_boots([text]))
+        except type(error):
+            return
+        raise AssertionError("the block scan accepted a log the per-line path refused") from None
+    fast = [analyze_columns(c, top_n=3) for c in scan_boots([text])]
+    assert fast == slow
