@@ -69,11 +69,12 @@ def page_seconds(path: Path, runs: int) -> list[float]:
     return times
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    """Run the report benchmark and print its numbers (seconds, bytes)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=3)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "big.log"
         log.write_text("\n".join(make_log(args.lines)) + "\n", encoding="utf-8")

@@ -20,7 +20,7 @@ def main(argv: list[str]) -> int:
             return 2
         module = importlib.import_module(f"bench.{name}_bench")
         print(f"== bench {name}", flush=True)
-        module.main()
+        module.main([])  # each benchmark on its own defaults
     return 0
 
 

@@ -13,11 +13,17 @@ from bootscope.model import Breakdown, Initcall
 SCHEMA_VERSION = 1
 
 
+def _s(value: float | None) -> float | None:
+    # Durations are differences of printk stamps (microseconds) or host stamps (nanoseconds): round
+    # to the nanosecond so that float artifacts such as 0.4190689999999999 do not reach the reader.
+    return None if value is None else round(value, 9)
+
+
 def _initcall(call: Initcall) -> dict[str, Any]:
     return {
         "name": call.name,
         "module": call.module,
-        "start_s": call.start_s,
+        "start_s": _s(call.start_s),
         "duration_us": call.duration_us,
         "ret": call.ret,
     }
@@ -35,26 +41,26 @@ def breakdown_to_dict(b: Breakdown) -> dict[str, Any]:
             "arch": identity.arch,
             "memory_kb": identity.memory_kb,
         },
-        "metrics": {name: getattr(metrics, name, None) for name in DEFINITIONS},
-        "milestones": dict(b.milestones),
+        "metrics": {name: _s(getattr(metrics, name, None)) for name in DEFINITIONS},
+        "milestones": {name: _s(t) for name, t in b.milestones.items()},
         "phases": [
             {
                 "name": p.name,
-                "start_s": p.start_s,
-                "end_s": p.end_s,
-                "duration_s": p.duration_s,
-                "share": p.share,
+                "start_s": _s(p.start_s),
+                "end_s": _s(p.end_s),
+                "duration_s": _s(p.duration_s),
+                "share": None if p.share is None else round(p.share, 6),
                 "missing": p.missing,
             }
             for p in b.phases
         ],
         "gaps": [
-            {"start_s": g.start_s, "duration_s": g.duration_s, "before": g.before, "after": g.after}
+            {"start_s": _s(g.start_s), "duration_s": _s(g.duration_s), "before": g.before, "after": g.after}
             for g in b.gaps
         ],
         "initcalls": {
             "count": b.initcalls.count,
-            "total_s": b.initcalls.total_s,
+            "total_s": _s(b.initcalls.total_s),
             "failed": [_initcall(c) for c in b.initcalls.failed],
             "unfinished": [_initcall(c) for c in b.initcalls.unfinished],
             "top": [_initcall(c) for c in b.initcalls.top],
@@ -63,25 +69,25 @@ def breakdown_to_dict(b: Breakdown) -> dict[str, Any]:
             "cpus": [
                 {
                     "cpu": c.cpu,
-                    "start_s": c.start_s,
-                    "duration_s": c.duration_s,
+                    "start_s": _s(c.start_s),
+                    "duration_s": _s(c.duration_s),
                     "phases_cycles": list(c.phases_cycles) or None,
                     "total_cycles": c.total_cycles,
                 }
                 for c in b.cpu_bringup.cpus
             ],
-            "serial_s": b.cpu_bringup.serial_s,
-            "parallel_estimate_s": b.cpu_bringup.parallel_estimate_s,
+            "serial_s": _s(b.cpu_bringup.serial_s),
+            "parallel_estimate_s": _s(b.cpu_bringup.parallel_estimate_s),
         },
         "advice": [
-            {"title": a.title, "evidence": a.evidence, "cost_s": a.cost_s, "remedy": a.remedy}
+            {"title": a.title, "evidence": a.evidence, "cost_s": _s(a.cost_s), "remedy": a.remedy}
             for a in b.advice
         ],
         "lines": {
             "total": b.line_count,
             "timed": b.timed_line_count,
-            "first_s": b.first_s,
-            "last_s": b.last_s,
+            "first_s": _s(b.first_s),
+            "last_s": _s(b.last_s),
         },
         "warnings": list(b.warnings),
     }

@@ -98,14 +98,16 @@ def _gaps(b: Breakdown, console: Console) -> None:
     table.add_column("at s", justify="right")
     table.add_column("gap s", justify="right")
     table.add_column("")
-    table.add_column("line after the gap (line before it below)")
+    # The kernel usually prints a line when work is done ("Memory: ... available", "initcall X
+    # returned"), so the line that ends a gap names what the gap was spent on.
+    table.add_column("line that ended the gap / the line before it")
     for g in b.gaps:
         bar = _bar(g.duration_s / span) if span > 0 else ""
         table.add_row(
             f"{g.start_s:.3f}",
             f"{g.duration_s:.3f}",
             bar,
-            Text(f"{_clean(g.after)}\n  after: {_clean(g.before)}"),
+            Text(f"{_clean(g.after)}\n  previous: {_clean(g.before)}"),
         )
     console.print(table)
 
