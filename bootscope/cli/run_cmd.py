@@ -54,7 +54,7 @@ def run(
         typer.Option(
             "--variant",
             help="NAME:OPTION=VALUE,... with OPTION append, kernel, smp, mem, cpu, icount, qemu-arg, marker,"
-            " initrd, command (repeat for each variant).",
+            " initrd, command, file, disk (repeat for each variant).",
         ),
     ] = None,
     plan_file: Annotated[Path | None, typer.Option("--plan", help="TOML plan (same option names).")] = None,
@@ -78,6 +78,20 @@ def run(
     ] = None,
     command: Annotated[
         list[str] | None, typer.Option("--command", help="Shell command the guest runs before the marker.")
+    ] = None,
+    file: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--file", help="HOST_PATH:GUEST_PATH: copy a host file into bootscope's initramfs (repeatable)."
+        ),
+    ] = None,
+    disk: Annotated[
+        Path | None,
+        typer.Option(
+            "--disk",
+            help="Your disk image as a virtio disk (never modified: snapshot=on). Without --initrd the"
+            " guest boots from it: give --append 'root=/dev/vda ...' and --marker.",
+        ),
     ] = None,
     seed: Annotated[int | None, typer.Option("--seed", help="Boot order seed (default: random).")] = None,
     timeout: Annotated[
@@ -147,11 +161,13 @@ def run(
                     ("icount", icount),
                     ("marker", marker),
                     ("initrd", initrd),
+                    ("disk", disk),
                 )
                 if value is not None
             ]
             options += [("qemu-arg", value) for value in qemu_arg or []]
             options += [("command", value) for value in command or []]
+            options += [("file", value) for value in file or []]
             plan = build_plan(
                 kernel=kernel,
                 base_options=options,

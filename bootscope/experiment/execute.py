@@ -32,7 +32,7 @@ from bootscope.sources.accel import AccelChoice, choose_accel
 from bootscope.sources.hostload import HostLoadMeter, wait_for_idle
 from bootscope.sources.initramfs import InitramfsSpec, build_initramfs
 from bootscope.sources.kernels import resolve_kernel
-from bootscope.sources.qemu import BootConfig, boot_once, validate
+from bootscope.sources.qemu import BootConfig, boot_once, disk_format, validate
 from bootscope.store import BootRecord, ExperimentRecord, Store, VariantRecord
 from bootscope.store.records import STATUS_COMPLETE, STATUS_INTERRUPTED, STATUS_RUNNING
 
@@ -177,7 +177,8 @@ def prepare_configs(plan: Plan, accel: str) -> tuple[dict[str, BootConfig], dict
     for variant in plan.variants:
         user_initrd = Path(variant.initrd) if variant.initrd else None
         kernel = resolve_kernel(variant.kernel, initrd=user_initrd)
-        initrd = user_initrd or build_initramfs(InitramfsSpec(commands_before_marker=variant.commands))
+        initrd = _guest_initrd(variant)
+        disk = Path(variant.disk) if variant.disk else None
         config = BootConfig(
             kernel=kernel.image,
             initrd=initrd,
@@ -192,6 +193,9 @@ def prepare_configs(plan: Plan, accel: str) -> tuple[dict[str, BootConfig], dict
             marker_regex=variant.marker,
             # The marker ends the measurement; waiting for the guest's poweroff would only cost time.
             stop_on_marker=True,
+            disk=disk,
+            # Inspected once here, not before every boot.
+            disk_format=disk_format(disk) if disk is not None else None,
         )
         try:
             validate(config)
@@ -202,14 +206,27 @@ def prepare_configs(plan: Plan, accel: str) -> tuple[dict[str, BootConfig], dict
     return configs, releases
 
 
+def _guest_initrd(variant: VariantSpec) -> Path | None:
+    """Return the initramfs ``variant`` boots: the user's own, none (a disk boots by itself), or
+    bootscope's, built with the variant's commands and files. Raises BootError/InputError like
+    :func:`build_initramfs`."""
+    if variant.initrd:
+        return Path(variant.initrd)
+    if variant.disk:
+        return None
+    files = tuple((Path(host), guest) for host, guest in variant.files)
+    return build_initramfs(InitramfsSpec(commands_before_marker=variant.commands, extra_files=files))
+
+
 def _choose_accel(plan: Plan) -> AccelChoice:
     if plan.accel == "auto" and any(v.icount_shift is not None for v in plan.variants):
         return AccelChoice("tcg", "TCG: --icount counts instructions, which only TCG can do")
     first = plan.variants[0]
     user_initrd = Path(first.initrd) if first.initrd else None
     kernel = resolve_kernel(first.kernel, initrd=user_initrd)
-    initrd = user_initrd or build_initramfs(InitramfsSpec(commands_before_marker=first.commands))
-    return choose_accel(plan.accel, kernel.image, initrd)
+    # A disk boot ends on the user's marker, which the probe does not know: probe with bootscope's own.
+    probe_initrd = _guest_initrd(first) or build_initramfs(InitramfsSpec())
+    return choose_accel(plan.accel, kernel.image, probe_initrd)
 
 
 def start_experiment(

@@ -13,7 +13,7 @@ import shlex
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from bootscope import defaults
@@ -27,8 +27,10 @@ _NAME_RE = re.compile(r"^[A-Za-z0-9_.+-]{1,64}$")
 @dataclass(frozen=True, slots=True)
 class VariantSpec:
     """One way of booting. ``append`` is the whole extra kernel command line; ``initrd`` is the user's
-    own initramfs (None: bootscope builds one that runs ``commands`` and prints the marker);
-    ``marker`` is the regex of the line that ends the boot."""
+    own initramfs (None: bootscope builds one that runs ``commands``, holds ``files`` (host path,
+    guest path) and prints the marker); ``marker`` is the regex of the line that ends the boot;
+    ``disk`` is the user's disk image (absolute path), attached read-only to the host's copy; with a
+    disk and no ``initrd`` the guest boots from the disk and bootscope's initramfs is not used."""
 
     name: str
     kernel: str
@@ -41,10 +43,16 @@ class VariantSpec:
     marker: str = defaults.MARKER_PREFIX
     initrd: str | None = None
     commands: tuple[str, ...] = ()
+    files: tuple[tuple[str, str], ...] = ()
+    disk: str | None = None
 
     def config(self) -> dict[str, Any]:
         """Return the options as a JSON-able dict (what the store keeps per variant)."""
-        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items() if k != "name"}
+        return {k: _jsonable(v) for k, v in asdict(self).items() if k != "name"}
+
+
+def _jsonable(value: Any) -> Any:
+    return [_jsonable(item) for item in value] if isinstance(value, tuple | list) else value
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,14 +84,22 @@ def plan_from_dict(data: Mapping[str, Any]) -> Plan:
     """Return the Plan stored by :meth:`Plan.to_dict`; raises InputError if it is not one."""
     try:
         fields_by_variant: list[dict[str, Any]] = [
-            {key: tuple(value) if key in ("qemu_args", "commands") else value for key, value in item.items()}
-            for item in data["variants"]
+            {key: _stored_field(key, value) for key, value in item.items()} for item in data["variants"]
         ]
         variants = tuple(VariantSpec(**fields) for fields in fields_by_variant)
         rest = {key: value for key, value in data.items() if key != "variants"}
         return validate_plan(Plan(variants=variants, **rest))
     except (KeyError, TypeError) as error:
         raise InputError(f"the stored plan cannot be read by this bootscope ({error})") from error
+
+
+def _stored_field(key: str, value: Any) -> Any:
+    """Return a variant field as VariantSpec holds it (JSON turned its tuples into lists)."""
+    if key in ("qemu_args", "commands"):
+        return tuple(value)
+    if key == "files":
+        return tuple((str(host), str(guest)) for host, guest in value)
+    return value
 
 
 def resolve_seed(seed: int | None) -> int:
@@ -127,6 +143,33 @@ def _marker(_spec: VariantSpec, value: Any) -> dict[str, Any]:
     return {"marker": str(value)}
 
 
+def _file_pairs(value: Any) -> tuple[tuple[str, str], ...]:
+    """Return (absolute host path, guest path) pairs for ``HOST:GUEST`` texts; raises InputError for a
+    missing host file or a guest path that is not absolute or leaves the root."""
+    pairs = []
+    for text in value if isinstance(value, list | tuple) else [value]:
+        host, sep, guest = str(text).rpartition(":")
+        if not sep or not host:
+            raise InputError(f"option file: {text!r} is not HOST_PATH:GUEST_PATH")
+        pure = PurePosixPath(guest)
+        if not pure.is_absolute() or ".." in pure.parts or pure == PurePosixPath("/"):
+            raise InputError(
+                f"option file: guest path {guest!r} must be absolute without '..', e.g. /etc/x (in {text!r})"
+            )
+        host_path = Path(host).expanduser()
+        if not host_path.is_file():
+            raise InputError(f"option file: no such host file {host!r} (in {text!r})")
+        pairs.append((str(host_path.resolve()), str(pure)))
+    return tuple(pairs)
+
+
+def _disk(_spec: VariantSpec, value: Any) -> dict[str, Any]:
+    path = Path(str(value)).expanduser()
+    if not path.is_file():
+        raise InputError(f"option disk: no such disk image {str(value)!r}")
+    return {"disk": str(path.resolve())}
+
+
 # Option name (as on the command line and in plan files) -> how it changes a variant.
 OPTIONS: dict[str, Callable[[VariantSpec, Any], dict[str, Any]]] = {
     "append": lambda spec, value: {"append": f"{spec.append} {value}".strip()},
@@ -139,6 +182,8 @@ OPTIONS: dict[str, Callable[[VariantSpec, Any], dict[str, Any]]] = {
     "marker": _marker,
     "initrd": lambda _spec, value: {"initrd": str(Path(str(value)).expanduser())},
     "command": lambda spec, value: {"commands": spec.commands + _commands(value)},
+    "file": lambda spec, value: {"files": spec.files + _file_pairs(value)},
+    "disk": _disk,
 }
 # Options whose value is free text in which a comma may appear (`qemu-arg=-device virtio-rng,id=r`).
 _FREE_TEXT = ("append", "qemu-arg", "command", "marker", "cpu")
@@ -253,6 +298,7 @@ def validate_plan(plan: Plan) -> Plan:
             raise InputError(f"variant {variant.name} names no kernel (give KERNEL or kernel=...)")
         if variant.icount_shift is not None and variant.smp != 1:
             raise InputError(f"variant {variant.name}: icount needs smp=1")
+        _check_guest(variant)
     if plan.samples_per_variant < 1:
         raise InputError(f"samples per variant must be at least 1 (got {plan.samples_per_variant})")
     if plan.warmup_per_variant < 0:
@@ -270,6 +316,28 @@ def validate_plan(plan: Plan) -> Plan:
     if not 0 < plan.precision < 1:
         raise InputError(f"--precision must be between 0 and 100 % (got {plan.precision:%})")
     return plan
+
+
+def _check_guest(variant: VariantSpec) -> None:
+    """Raise InputError when the variant asks for bootscope's initramfs contents without using it, or
+    boots from a disk without saying which line ends the boot."""
+    extras = [name for name, given in (("file", variant.files), ("command", variant.commands)) if given]
+    if extras and variant.initrd:
+        raise InputError(
+            f"variant {variant.name}: {' and '.join(extras)} go into bootscope's initramfs, which your own"
+            " initrd replaces: put them into your initrd instead"
+        )
+    if variant.disk and not variant.initrd:
+        if extras:
+            raise InputError(
+                f"variant {variant.name}: {' and '.join(extras)} go into bootscope's initramfs, which a"
+                " disk without an initrd does not use: put them on the disk instead"
+            )
+        if variant.marker == defaults.MARKER_PREFIX:
+            raise InputError(
+                f"variant {variant.name}: booting from a disk needs --marker REGEX (marker=...): bootscope"
+                " cannot know which line of your system ends its boot (e.g. --marker 'login:')"
+            )
 
 
 def build_plan(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import json
 import os
 import re
 import selectors
@@ -45,7 +46,9 @@ class BootConfig:
     it appears (else the guest powers off by itself). ``end_regex`` kills QEMU when a line matches it
     (for example the second kernel's marker after kexec); the boot is ok if the marker was seen.
     ``cpu_affinity`` pins QEMU to those host CPUs. ``icount_shift`` makes guest time a function of
-    instructions executed (TCG only, one vCPU).
+    instructions executed (TCG only, one vCPU). ``disk`` is the user's disk image, attached as a
+    virtio disk with ``snapshot=on`` so the guest's writes never reach it; ``disk_format`` is its
+    format (None: ask ``qemu-img``, or guess from the suffix, when the command is built).
     """
 
     kernel: Path
@@ -63,6 +66,55 @@ class BootConfig:
     qemu_binary: str = "qemu-system-x86_64"
     cpu_affinity: tuple[int, ...] | None = None
     end_regex: str | None = None
+    disk: Path | None = None
+    disk_format: str | None = None
+
+
+# QEMU's block drivers name formats in lower case letters and digits ("raw", "qcow2", "vmdk").
+_FORMAT_RE = re.compile(r"^[a-z0-9]{1,16}$")
+_QEMU_IMG_TIMEOUT_S = 30.0
+
+
+def disk_format(image: Path, qemu_img: str = "qemu-img") -> str:
+    """Return the format of disk ``image`` ("raw", "qcow2", ...) for QEMU's ``-drive format=``.
+
+    Asks ``qemu-img info --output=json`` when qemu-img exists (``-U``: an image another QEMU has open
+    can still be inspected), else guesses from the suffix (``.qcow2``/``.qcow`` -> qcow2, else raw).
+    Naming the format stops QEMU from probing a raw image's first bytes. Raises BootError if the image
+    does not exist or qemu-img cannot read it.
+    """
+    if not image.is_file():
+        raise BootError(f"no such disk image: {image}")
+    if shutil.which(qemu_img) is None:
+        return "qcow2" if image.suffix.lower() in (".qcow2", ".qcow") else "raw"
+    try:
+        done = subprocess.run(
+            [qemu_img, "info", "-U", "--output=json", str(image)],
+            capture_output=True,
+            text=True,
+            timeout=_QEMU_IMG_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise BootError(f"qemu-img could not inspect disk image {image}: {error}") from error
+    try:
+        found = json.loads(done.stdout).get("format") if done.returncode == 0 else None
+    except (ValueError, AttributeError):
+        found = None
+    if not isinstance(found, str) or not _FORMAT_RE.match(found):
+        why = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "no format reported"
+        raise BootError(f"qemu-img cannot read disk image {image}: {why}")
+    return found
+
+
+def drive_option(image: Path, image_format: str) -> str:
+    """Return the ``-drive`` value attaching ``image`` as a virtio disk the guest cannot change.
+
+    ``snapshot=on`` sends the guest's writes to a temporary overlay, so the image stays untouched.
+    Commas in the path are doubled, QEMU's escape inside an option value.
+    """
+    path = str(image).replace(",", ",,")
+    return f"file={path},if=virtio,format={image_format},snapshot=on"
 
 
 def kernel_cmdline(append: str) -> str:
@@ -94,6 +146,8 @@ def validate(config: BootConfig) -> None:
             raise InputError("--icount needs --smp 1: QEMU's instruction counting runs one vCPU at a time")
         if not 0 <= config.icount_shift <= 10:
             raise InputError(f"icount shift must be 0..10 (got {config.icount_shift})")
+    if config.disk_format is not None and not _FORMAT_RE.match(config.disk_format):
+        raise InputError(f"bad disk format {config.disk_format!r} (e.g. raw or qcow2)")
     for regex in (config.marker_regex, config.end_regex):
         if regex is not None:
             try:
@@ -105,7 +159,8 @@ def validate(config: BootConfig) -> None:
 def build_command(config: BootConfig) -> list[str]:
     """Return QEMU's argv for ``config`` (no network, no shared directories, serial on stdout).
 
-    Raises InputError for invalid combinations (see ``validate``).
+    Raises InputError for invalid combinations (see ``validate``); BootError if ``config.disk`` has
+    no ``disk_format`` and cannot be inspected (see :func:`disk_format`).
     """
     validate(config)
     argv = [
@@ -132,6 +187,9 @@ def build_command(config: BootConfig) -> list[str]:
         argv += ["-icount", f"shift={config.icount_shift},sleep=off"]
     if config.initrd is not None:
         argv += ["-initrd", str(config.initrd)]
+    if config.disk is not None:
+        image_format = config.disk_format or disk_format(config.disk)
+        argv += ["-drive", drive_option(config.disk, image_format)]
     argv += ["-append", kernel_cmdline(config.append), *config.extra_qemu_args]
     return argv
 
@@ -160,6 +218,8 @@ def _check_inputs(config: BootConfig) -> None:
         raise BootError(f"no such kernel: {config.kernel}")
     if config.initrd is not None and not config.initrd.is_file():
         raise BootError(f"no such initrd: {config.initrd}")
+    if config.disk is not None and not config.disk.is_file():
+        raise BootError(f"no such disk image: {config.disk}")
     if config.cpu_affinity:
         available = os.sched_getaffinity(0)
         missing = sorted(set(config.cpu_affinity) - available)

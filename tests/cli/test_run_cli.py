@@ -4,9 +4,11 @@ killed process mid-run, resume, and one-line errors for bad input."""
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -238,6 +240,88 @@ def test_killed_and_interrupted_runs_keep_their_boots_and_resume(cloud_kernel: P
     assert f"boots run now: {4 - len(interrupted_boots)}" in result.stdout
 
 
+@pytest.mark.boot
+def test_file_reaches_the_guest_and_the_stored_config(tmp_path: Path) -> None:
+    token = uuid.uuid4().hex
+    host = tmp_path / "x.conf"
+    host.write_text(f"file-says {token}\n")
+    db = tmp_path / "file.db"
+    result = _bootscope(
+        "run", "debian:cloud", "-n", "1", "--warmup", "0", "--accel", "tcg", "--file", f"{host}:/etc/x",
+        "--command", "cat /etc/x", "--db", str(db), "--json",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    with Store.open(db) as store:
+        (boot,) = store.boots(1)
+        texts = [line.text for line in store.boot_log(1, 1)]
+        (variant,) = store.experiment(1).variants
+    assert boot.outcome == "ok", boot.reason
+    # The guest's cat ran before the marker and printed the host file's bytes.
+    said = texts.index(f"file-says {token}")
+    assert said < next(i for i, text in enumerate(texts) if text.startswith("BOOTSCOPE-MARKER"))
+    assert variant.config["files"] == [[str(host), "/etc/x"]]
+
+
+def _virtio_modules(kernel: Path) -> list[Path]:
+    """The Debian cloud kernel has virtio-blk as modules (CONFIG_VIRTIO_BLK=m): its .ko files, in load
+    order, from the unpacked package next to the image; skip when they are not there."""
+    found = sorted((kernel.parent.parent / "lib" / "modules").glob("*/kernel/drivers"))
+    names = ["virtio/virtio_ring.ko", "virtio/virtio.ko", "virtio/virtio_pci_modern_dev.ko",
+             "virtio/virtio_pci_legacy_dev.ko", "virtio/virtio_pci.ko", "block/virtio_blk.ko"]  # fmt: skip
+    if not found or not all((found[-1] / name).is_file() for name in names):
+        pytest.skip(f"no virtio modules next to {kernel}")
+    return [found[-1] / name for name in names]
+
+
+@pytest.mark.boot
+@pytest.mark.skipif(shutil.which("mke2fs") is None, reason="mke2fs (e2fsprogs) not installed")
+def test_disk_is_attached_and_never_modified(cloud_kernel: Path, tmp_path: Path) -> None:
+    from bootscope.sources.initramfs import InitramfsSpec, build_initramfs
+
+    # The kernel cannot mount a virtio root without modules, so the disk rides along with an initramfs
+    # (passed as the user's own --initrd) that loads them, reads the disk and writes to it.
+    token = uuid.uuid4().hex
+    content = tmp_path / "content"
+    content.mkdir()
+    (content / "hello").write_text(f"{token}\n")
+    image = tmp_path / "disk.img"
+    subprocess.run(["mke2fs", "-q", "-F", "-t", "ext4", "-d", str(content), str(image), "8M"], check=True)
+    before = hashlib.sha256(image.read_bytes()).hexdigest()
+    modules = _virtio_modules(cloud_kernel)
+    initrd = build_initramfs(
+        InitramfsSpec(
+            commands_before_marker=(
+                *(f"insmod /modules/{module.name}" for module in modules),
+                "mkdir -p /mnt",
+                "for i in 1 2 3 4 5 6 7 8 9 10; do [ -b /dev/vda ] && break; sleep 0.2; done",
+                "mount -t ext4 /dev/vda /mnt",
+                "was=$(cat /mnt/hello); echo overwritten > /mnt/hello; sync",
+                'echo "DISK-SAYS was=$was now=$(cat /mnt/hello)"',
+            ),
+            extra_files=tuple((module, f"/modules/{module.name}") for module in modules),
+        ),
+        cache_root=tmp_path / "initramfs",
+    )
+    db = tmp_path / "disk.db"
+    result = _bootscope(
+        "run", str(cloud_kernel), "-n", "1", "--warmup", "0", "--accel", "tcg", "--disk", str(image),
+        "--initrd", str(initrd), "--marker", "^DISK-SAYS ", "--db", str(db), "--json",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    with Store.open(db) as store:
+        (boot,) = store.boots(1)
+        texts = [line.text for line in store.boot_log(1, 1)]
+        (variant,) = store.experiment(1).variants
+    assert boot.outcome == "ok", boot.reason
+    assert f"DISK-SAYS was={token} now=overwritten" in texts
+    assert boot.command[boot.command.index("-drive") + 1] == (
+        f"file={image},if=virtio,format=raw,snapshot=on"
+    )
+    assert variant.config["disk"] == str(image)
+    # snapshot=on: the guest's write went to a temporary overlay, not to the image.
+    assert hashlib.sha256(image.read_bytes()).hexdigest() == before
+
+
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [
@@ -249,6 +333,15 @@ def test_killed_and_interrupted_runs_keep_their_boots_and_resume(cloud_kernel: P
         (["run", "/no/such/bzImage", "--precision", "1%"], 2, "only with --until precise"),
         (["run", "/no/such/bzImage", "--until", "precise", "--precision", "abc"], 2, "give a percentage"),
         (["run", "/no/such/bzImage", "--until", "soon"], 2, "--until must be one of precise"),
+        (["run", "/no/such/bzImage", "--file", "/no/such/file:/etc/x"], 2, "no such host file"),
+        (["run", "/no/such/bzImage", "--file", "{data}/README.md:etc/x"], 2, "must be absolute"),
+        (["run", "/no/such/bzImage", "--disk", "/no/such/disk.img"], 2, "no such disk image"),
+        (["run", "/no/such/bzImage", "--disk", "{data}/README.md"], 2, "needs --marker REGEX"),
+        (
+            ["run", "/no/such/bzImage", "--disk", "{data}/README.md", "--marker", "x", "--command", "true"],
+            2,
+            "which a disk without an initrd does not use",
+        ),
         (["run", "--resume", "9"], 4, "no experiment 9"),
         (["export", "latest", "--format", "xml"], 2, "json or csv"),
     ],

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import gzip
+import json
 import random
+import shutil
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from bootscope.errors import InputError
+from bootscope.experiment.execute import prepare_configs
 from bootscope.experiment.plan import Plan, VariantSpec, build_plan, parse_variant, plan_from_dict
 from bootscope.experiment.schedule import build_schedule
+from bootscope.sources.qemu import build_command
 
 
 def _plan(**kwargs: object) -> Plan:
@@ -125,3 +130,74 @@ def test_schedule_is_interleaved_seeded_and_warmups_first() -> None:
     assert [s.variant for s in build_schedule(names, 24, 2, 100)] != expected
     with pytest.raises(ValueError):
         build_schedule(names, -1, 0, 1)
+
+
+def test_file_option_from_the_command_line_a_variant_and_toml(tmp_path: Path) -> None:
+    host = tmp_path / "x.conf"
+    host.write_text("x")
+    other = tmp_path / "y:z.conf"  # a colon in the host path: the guest path is after the last one
+    other.write_text("y")
+    plan = _plan(base_options=[("file", f"{host}:/etc/x")], variants=["a:", f"b:file={other}:/etc/y"])
+    assert [v.files for v in plan.variants] == [
+        ((str(host), "/etc/x"),),
+        ((str(host), "/etc/x"), (str(other), "/etc/y")),
+    ]
+    assert plan_from_dict(json.loads(json.dumps(plan.to_dict()))) == plan
+    path = tmp_path / "plan.toml"
+    path.write_text(f'kernel = "k"\nfile = ["{host}:/etc/x"]\n[variants.a]\nfile = "{host}:/root/x"\n')
+    (variant,) = _plan(plan_file=path, kernel=None).variants
+    assert variant.files == ((str(host), "/etc/x"), (str(host), "/root/x"))
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("{tmp}/missing:/etc/x", "no such host file"),
+        ("{tmp}/x.conf:etc/x", "must be absolute"),
+        ("{tmp}/x.conf:/etc/../../x", "must be absolute"),
+        ("{tmp}/x.conf", "HOST_PATH:GUEST_PATH"),
+        (":/etc/x", "HOST_PATH:GUEST_PATH"),
+    ],
+)
+def test_bad_file_option_is_an_input_error(value: str, message: str, tmp_path: Path) -> None:
+    (tmp_path / "x.conf").write_text("x")
+    with pytest.raises(InputError, match=message):
+        _plan(base_options=[("file", value.replace("{tmp}", str(tmp_path)))])
+
+
+def test_disk_option_needs_a_marker_and_no_initramfs_extras(tmp_path: Path) -> None:
+    image = tmp_path / "root.img"
+    image.write_bytes(b"\0" * 1024)
+    plan = _plan(base_options=[("disk", str(image)), ("marker", "login:")], variants=["a:", "b:append=quiet"])
+    assert [v.config()["disk"] for v in plan.variants] == [str(image), str(image)]
+    assert plan_from_dict(plan.to_dict()) == plan
+    with pytest.raises(InputError, match="needs --marker"):
+        _plan(variants=[f"a:disk={image}"])
+    with pytest.raises(InputError, match="command go into bootscope's initramfs"):
+        _plan(base_options=[("disk", str(image)), ("marker", "x"), ("command", "true")])
+    with pytest.raises(InputError, match="no such disk image"):
+        _plan(variants=[f"a:disk={tmp_path / 'none.img'},marker=x"])
+    # With the user's own initrd the disk is only attached, and the initrd may end on bootscope's marker.
+    both = _plan(base_options=[("disk", str(image)), ("initrd", str(image))])
+    assert both.variants[0].disk == str(image)
+    with pytest.raises(InputError, match="your own initrd"):
+        _plan(base_options=[("initrd", str(image)), ("file", f"{image}:/x")])
+
+
+@pytest.mark.skipif(shutil.which("qemu-img") is None, reason="qemu-img not installed")
+def test_disk_variant_boots_without_bootscopes_initramfs(cloud_kernel: Path, tmp_path: Path) -> None:
+    image = tmp_path / "root.img"
+    image.write_bytes(b"\0" * 65536)
+    host = tmp_path / "x.conf"
+    host.write_text("x")
+    plan = _plan(
+        kernel=str(cloud_kernel),
+        variants=[f"disk:disk={image},marker=login:,append=root=/dev/vda", f"ram:file={host}:/etc/x"],
+    )
+    configs, _releases = prepare_configs(plan, "tcg")
+    disk, ram = configs["disk"], configs["ram"]
+    assert (disk.initrd, disk.disk, disk.disk_format, disk.marker_regex) == (None, image, "raw", "login:")
+    assert "-initrd" not in build_command(disk) and "root=/dev/vda" in disk.append
+    # The other variant gets bootscope's initramfs, holding the file (newc names have no leading /).
+    assert ram.initrd is not None and ram.disk is None
+    assert b"etc/x\0" in gzip.decompress(ram.initrd.read_bytes())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,14 @@ from bootscope.errors import BootError, InputError
 from bootscope.model import LogLine, Outcome
 from bootscope.sources.hostload import HostLoadMeter
 from bootscope.sources.initramfs import BUSYBOX, InitramfsSpec, build_initramfs
-from bootscope.sources.qemu import BootConfig, _LineSplitter, boot_once, build_command, kernel_cmdline
+from bootscope.sources.qemu import (
+    BootConfig,
+    _LineSplitter,
+    boot_once,
+    build_command,
+    disk_format,
+    kernel_cmdline,
+)
 
 KERNEL = Path("/nonexistent-kernel")
 needs_qemu = pytest.mark.skipif(shutil.which("qemu-system-x86_64") is None, reason="QEMU not installed")
@@ -50,6 +58,49 @@ def test_icount_options_are_validated() -> None:
         build_command(BootConfig(kernel=KERNEL, initrd=None, append="", smp=2, icount_shift=3))
     with pytest.raises(InputError, match="regex"):
         build_command(BootConfig(kernel=KERNEL, initrd=None, append="", marker_regex="("))
+
+
+def _drive(argv: list[str]) -> str:
+    assert argv.count("-drive") == 1
+    return argv[argv.index("-drive") + 1]
+
+
+@pytest.mark.skipif(shutil.which("qemu-img") is None, reason="qemu-img not installed")
+def test_disk_is_a_virtio_snapshot_in_the_format_qemu_img_reports(tmp_path: Path) -> None:
+    # qemu-img reads the header, not the name: a raw file called .qcow2 stays raw, and a real qcow2
+    # with a misleading name is still qcow2.
+    raw = tmp_path / "looks-like.qcow2"
+    raw.write_bytes(b"\0" * 65536)
+    qcow = tmp_path / "disk,with,commas.img"
+    subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", str(qcow), "1M"], check=True)
+    assert (disk_format(raw), disk_format(qcow)) == ("raw", "qcow2")
+    argv = build_command(BootConfig(kernel=KERNEL, initrd=None, append="root=/dev/vda", disk=raw))
+    assert _drive(argv) == f"file={raw},if=virtio,format=raw,snapshot=on"
+    assert argv.index("-drive") < argv.index("-append")
+    # QEMU splits option values at commas; a doubled comma is a literal one.
+    escaped = str(qcow).replace(",", ",,")
+    argv = build_command(BootConfig(kernel=KERNEL, initrd=None, append="", disk=qcow))
+    assert _drive(argv) == f"file={escaped},if=virtio,format=qcow2,snapshot=on"
+    # A format given in the config is used as is (no qemu-img call, so no file needed).
+    given = BootConfig(kernel=KERNEL, initrd=None, append="", disk=tmp_path / "x", disk_format="qcow2")
+    assert "format=qcow2" in _drive(build_command(given))
+    with pytest.raises(InputError, match="disk format"):
+        build_command(BootConfig(kernel=KERNEL, initrd=None, append="", disk=raw, disk_format="raw,x=y"))
+
+
+def test_disk_format_falls_back_to_the_suffix_and_rejects_unreadable_images(tmp_path: Path) -> None:
+    image = tmp_path / "a.QCOW2"
+    image.write_bytes(b"not really")
+    assert disk_format(image, qemu_img="no-such-qemu-img") == "qcow2"
+    plain = tmp_path / "a.img"
+    plain.write_bytes(b"x")
+    assert disk_format(plain, qemu_img="no-such-qemu-img") == "raw"
+    with pytest.raises(BootError, match="no such disk image"):
+        disk_format(tmp_path / "missing.img")
+    with pytest.raises(BootError, match="no such disk image"):
+        disk_format(tmp_path)  # a directory is no image
+    with pytest.raises(BootError, match="no such disk image"):
+        build_command(BootConfig(kernel=KERNEL, initrd=None, append="", disk=tmp_path / "missing.img"))
 
 
 def test_missing_qemu_kernel_or_initrd_is_a_boot_error(tmp_path: Path) -> None:
