@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
+from bootscope.cli.console import output_console
 from bootscope.defaults import ALPHA, DEFAULT_DB
 from bootscope.errors import BootscopeError, InputError
 from bootscope.model import Comparison
@@ -237,4 +237,4 @@ def _emit(comparisons: list[Comparison], definition: str, fmt: str) -> None:
     elif fmt == "mail":
         sys.stdout.write(mail.to_mail(comparisons, definition))
     else:
-        Console().print(compare_out.table(comparisons, definition))
+        output_console().print(compare_out.table(comparisons, definition))

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from bootscope.cli.console import output_console
 from bootscope.sources.kernels import list_kernels, resolve_kernel
 
 
@@ -24,7 +24,7 @@ def kernels(
     ] = None,
 ) -> None:
     """List the kernels in bootscope's cache (and what the package index offers)."""
-    console = Console()
+    console = output_console()
     if fetch is not None:
         image = resolve_kernel(fetch)
         console.print(

@@ -19,6 +19,7 @@ from rich.table import Table
 
 from bootscope import defaults
 from bootscope.analyze.kexec import KEXEC_METRICS
+from bootscope.cli.console import output_console
 from bootscope.cli.signals import stop_on_signals
 from bootscope.errors import BootError, InputError
 from bootscope.model import Comparison
@@ -138,7 +139,7 @@ def kexec(
     from bootscope.experiment.progress import RichReporter
     from bootscope.store import Store
 
-    console = Console()
+    console = output_console()
     try:
         mem_list = [int(part) for part in mem.split(",") if part.strip()]
     except ValueError:

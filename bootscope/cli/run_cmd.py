@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from bootscope import defaults
+from bootscope.cli.console import output_console
 from bootscope.cli.signals import stop_on_signals
 from bootscope.errors import InputError
 
@@ -23,7 +24,6 @@ if TYPE_CHECKING:
     from bootscope.experiment.summary import VariantSummary
 
 _MAX_FAILED_SHOWN = 10
-_PIPED_WIDTH = 140
 
 
 def _precision(text: str | None) -> float | None:
@@ -126,8 +126,7 @@ def run(
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Boot a kernel (and variants) many times in QEMU, interleaved, and store every boot."""
-    # soft_wrap: the closing lines (paths, the accelerator's reason) stay whole for grep and copy-paste.
-    out = Console(highlight=False, soft_wrap=True)
+    out = output_console()
     err = Console(stderr=True, highlight=False)
     # Imported here, not at the top: they pull in scipy and sqlalchemy, and every other command's
     # start-up (bootscope --help, analyze) would pay for them.
@@ -204,10 +203,8 @@ def run(
             out.print_json(json.dumps(document))
             return
         _print_summary(out, result, summaries, store.name, seed_given=seed is not None or resume is not None)
-        # Piped output gets room for the whole table (rich would use 80 columns and cut cells).
-        wide = out if out.is_terminal else Console(highlight=False, width=max(out.width, _PIPED_WIDTH))
         for group in comparisons:
-            wide.print(compare_out.table(group, DEFINITIONS.get(group[0].metric, "")))
+            out.print(compare_out.table(group, DEFINITIONS.get(group[0].metric, "")))
         for note in compare_notes if comparisons else ():
             out.print(Text(f"not compared: {note}"))
         for boot in failed[:_MAX_FAILED_SHOWN]:

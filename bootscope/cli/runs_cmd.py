@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from bootscope import defaults
+from bootscope.cli.console import output_console
 from bootscope.errors import InputError
 
 _FORMATS = ("json", "csv")
@@ -46,7 +46,7 @@ def runs(
         ]
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
         return
-    out = Console(highlight=False)
+    out = output_console()
     if not experiments:
         out.print(f"no experiments in {escape(db)}")
         return

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from bootscope.cli.console import output_console
 from bootscope.defaults import ALPHA, DEFAULT_DB
 from bootscope.errors import BootError, BootscopeError, InputError, StatsError
 from bootscope.experiment.plan import Plan, VariantSpec, apply_option, resolve_seed
@@ -125,7 +125,7 @@ def sweep(
 def _print_sweep(data: dict[str, Any], names: list[str]) -> None:
     from bootscope.stats.compare import FASTER, SLOWER
 
-    console = Console()
+    console = output_console()
     table = Table(title=f"sweep: run {data['run']}, {escape(data['metric'])} (s), baseline = first cell")
     for name in names:
         table.add_column(escape(name))
@@ -227,7 +227,7 @@ def history(
     if fmt == "json":
         print(json.dumps(_history_json(result), indent=2))
         return
-    console = Console()
+    console = output_console()
     table = Table(title=f"history: run {result.run}, {escape(metric)} (s)")
     for column in ("#", "version", "kernel", "n", "median", "95% CI of median"):
         table.add_column(column)

@@ -141,6 +141,9 @@ def _cpus(b: Breakdown, console: Console) -> None:
     bring = b.cpu_bringup
     if not bring.cpus and bring.serial_s is None:
         return
+    if not bring.cpus:  # "smp: Brought up 1 node, 1 CPU": nothing was brought up, nothing to draw
+        console.print(Text(f"CPU bring-up: no secondary CPUs ({_s(bring.serial_s)} s)"))
+        return
     table = Table(
         title=(
             f"CPU bring-up: serial {_s(bring.serial_s)} s, if parallel (slowest CPU)"
