@@ -1,7 +1,10 @@
 """Benchmark of `bootscope analyze --json` on a ~200 MB multi-boot log built from tests/data.
 
-Run: .venv/bin/python -m bench.analyze_bench [--mb 200] [--runs 3] [--peer-runs 9]
+Run: .venv/bin/python -m bench.analyze_bench [--mb 200] [--runs 3] [--peer-runs 9] [--baseline DIR]
 Prints throughput (MB/s of input, wall and CPU) and peak RSS of the child process (median of runs),
+and with ``--baseline DIR`` the same for the ``bootscope`` package in DIR (for example an export of
+the last commit: ``git archive HEAD bootscope | tar -x -C DIR``), its runs interleaved with ours so
+that both see the same load;
 then times Debian's linux-source-6.1 scripts/bootgraph.pl and tools/power/pm-graph/bootgraph.py
 against `bootscope analyze` on one initcall_debug log and compares their initcall durations.
 The kernel source is installed with apt-get if missing; the two scripts are extracted to a
@@ -15,7 +18,6 @@ import html
 import json
 import os
 import re
-import resource
 import shutil
 import statistics
 import subprocess
@@ -48,19 +50,20 @@ def run_once(
     path: Path, command: list[str] | None = None, cwd: str | None = None
 ) -> tuple[float, float, int]:
     """Return (wall s, CPU s, peak RSS KiB) of one child (default `bootscope analyze --json path`)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(
+    child = subprocess.Popen(
         command or [sys.executable, "-m", "bootscope", "analyze", "--json", str(path)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-        check=True,
         cwd=cwd,
     )
+    # wait4 gives this child's own usage (RUSAGE_CHILDREN's peak RSS is the largest of all children)
+    _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, after.ru_maxrss
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode:
+        raise subprocess.CalledProcessError(child.returncode, child.args)
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
 
 
 def main(argv: list[str] | None = None) -> dict[str, float]:
@@ -69,24 +72,41 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     parser.add_argument("--mb", type=int, default=200)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--peer-runs", type=int, default=9)
+    parser.add_argument("--baseline", type=Path, help="a directory holding another bootscope package")
     args = parser.parse_args(argv)
+    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "multi.log"
         size = build_log(path, args.mb)
-        runs = [run_once(path) for _ in range(args.runs)]
+        runs: list[tuple[float, float, int]] = []
+        base: list[tuple[float, float, int]] = []
+        for _ in range(args.runs):
+            if args.baseline is not None:
+                # `python -m` puts the working directory first on sys.path: DIR's package wins
+                base.append(run_once(path, cwd=str(args.baseline.resolve())))
+            runs.append(run_once(path))
+    result = _summary(size, runs)
+    result["load_avg_1m_before"] = load_before
+    result["load_avg_1m_after"] = os.getloadavg()[0]
+    for key, value in result.items():
+        print(f"analyze {key}: {value:.2f}")
+    if base:
+        for key, value in _summary(size, base).items():
+            print(f"baseline {key}: {value:.2f}")
+    if args.peer_runs:
+        peers(args.peer_runs)
+    return result
+
+
+def _summary(size: int, runs: list[tuple[float, float, int]]) -> dict[str, float]:
     result = {
         "input_mb": size / 1e6,
         "wall_s": statistics.median(r[0] for r in runs),
         "cpu_s": statistics.median(r[1] for r in runs),
         "peak_rss_mb": max(r[2] for r in runs) / 1024,
-        "load_avg_1m": os.getloadavg()[0],
     }
     result["mb_per_s_wall"] = result["input_mb"] / result["wall_s"]
     result["mb_per_s_cpu"] = result["input_mb"] / result["cpu_s"]
-    for key, value in result.items():
-        print(f"analyze {key}: {value:.2f}")
-    if args.peer_runs:
-        peers(args.peer_runs)
     return result
 
 

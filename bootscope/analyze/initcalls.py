@@ -8,6 +8,7 @@ built only for the calls the summary shows.
 from __future__ import annotations
 
 import heapq
+from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -73,8 +74,7 @@ def summarize_initcalls(calls: InitcallColumns, top_n: int, *, keep_all: bool = 
 
     done_count = len(done_rows)
     open_calls = tuple(map(open_call, unfinished))
-    # nlargest is sorted(..., reverse=True)[:n]: equal durations keep their log order
-    top = heapq.nlargest(top_n, range(done_count), key=durations_us.__getitem__)
+    top = _top(durations_us, top_n)
     failed = np.flatnonzero(calls.failing[done_rows]).tolist()
     return InitcallSummary(
         count=done_count + len(open_calls),
@@ -84,6 +84,17 @@ def summarize_initcalls(calls: InitcallColumns, top_n: int, *, keep_all: bool = 
         top=tuple(map(done_call, top)),
         all=(*map(done_call, range(done_count)), *open_calls) if keep_all else (),
     )
+
+
+def _top(durations_us: Sequence[int], top_n: int) -> list[int]:
+    """Return the indices of the ``top_n`` longest durations, longest first, ties in log order."""
+    try:
+        durations = np.array(durations_us, dtype=np.int64)
+    except OverflowError:  # a duration beyond int64 (hostile input): Python's ints
+        # nlargest is sorted(..., reverse=True)[:n]: equal durations keep their log order
+        return heapq.nlargest(top_n, range(len(durations_us)), key=durations_us.__getitem__)
+    # a stable sort of the negated durations: equal ones keep their log order, as nlargest's
+    return np.argsort(-durations, kind="stable")[:top_n].tolist()  # type: ignore[no-any-return]
 
 
 def _unfinished(

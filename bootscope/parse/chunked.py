@@ -3,19 +3,18 @@
 A block (megabytes of whole lines, ``TextSource.blocks``) is read with few passes in C and numpy
 and Python objects only for the lines the analysis needs: numpy finds the line starts and reads
 printk's fixed-width stamps from their digit positions (the regex reads any other stamp, line by
-line); one ``findall`` returns the fields of the initcall lines only, one ``finditer`` the other
-lines that the pattern table knows. Times live in numpy arrays, boots are split on those arrays,
-and a LogLine is built only for a line the analysis reads (a gap's neighbours, a CPU progress line,
-the lines after Run /init). The boots, splitting rules and warnings
-are those of ``BootStream`` on the dmesg format (tests/parse/test_chunked.py compares the two).
+line); numpy reads the fields of the initcall lines (bootscope/parse/initcall_rows.py) and one
+anchored ``match`` per candidate line finds the other lines that the pattern table knows. Times
+live in numpy arrays, boots are split on those arrays, and a LogLine is built only for a line the
+analysis reads (a gap's neighbours, a CPU progress line, the lines after Run /init). The boots,
+splitting rules and warnings are those of ``BootStream`` on the dmesg format
+(tests/parse/test_chunked.py compares the two).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Generator, Iterable, Iterator
-from itertools import compress
-from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -23,31 +22,20 @@ import numpy.typing as npt
 
 from bootscope.errors import ParseError
 from bootscope.model import LogLine
-from bootscope.parse.columns import INITCALL_PATTERNS, BootColumns, InitcallRow, KnownLine, initcall_columns
+from bootscope.parse.columns import INITCALL_PATTERNS, BootColumns, InitcallColumns, KnownLine
 from bootscope.parse.formats import DMESG_ANYWHERE, DMESG_PREFIX, parse_dmesg
-from bootscope.parse.patterns import INITCALL_LITERALS, INITCALL_SCAN, table_scan
+from bootscope.parse.initcall_rows import PAD_CHARS, read_initcalls
+from bootscope.parse.patterns import INITCALL_LITERALS, table_scan
 from bootscope.parse.stream import BANNER, RESET_AFTER_S
 
 # printk's own stamp, "[%5lu.%06lu]" (kernel/printk/printk.c print_time()), without a caller id
 # after it: the form that numpy reads from fixed positions (see _fixed_stamps). Any other form that
-# DMESG_PREFIX accepts is read by that regex, line by line (_Block._odd_lines).
-_FIXED_PREFIX = r"\[(?: {4}\d| {3}\d{2}| {2}\d{3}| \d{4}|\d{5})\.\d{6}\](?!\[) ?"
+# DMESG_PREFIX accepts is read by that regex, line by line (_Block._odd_lines). As a regex:
+# \[(?: {4}\d| {3}\d{2}| {2}\d{3}| \d{4}|\d{5})\.\d{6}\](?!\[) ?
 _FIXED_WIDTH = 14  # "[" + 5 + "." + 6 + "]"
-_PROBE_CHARS = 16  # zero padding after a block: room for every fixed-position probe
 _NL, _SPACE, _LBRACKET, _LT, _DOT, _RBRACKET, _ZERO = (ord(c) for c in "\n [<.]0")
 _LITERAL_CODES = tuple(tuple(map(ord, literal)) for literal in INITCALL_LITERALS)
-# One row (INITCALL_SCAN's six groups) per line whose text starts with an initcall literal; the
-# text starts after a fixed-width stamp, else at the line's first character.
-_INITCALL_ROWS = re.compile(
-    r"\n(?>"
-    + _FIXED_PREFIX
-    + r")?(?="
-    + "|".join(map(re.escape, INITCALL_LITERALS))
-    + r")(?:"
-    + INITCALL_SCAN.pattern
-    + r")?"
-)
-# The other lines the pattern table knows (initcall lines are rows above), tried only on the lines
+# The other lines the pattern table knows (initcall lines are read apart), tried only on the lines
 # whose text starts with a character that can start a match (any non-ASCII one can).
 _KNOWN, _KNOWN_SLICES, _KNOWN_FIRST = table_scan(INITCALL_PATTERNS)
 _MAY_START_KNOWN = np.zeros(129, dtype=bool)
@@ -148,52 +136,40 @@ class _Block:
         self.ends: IntArray = np.concatenate((newlines, [len(codes)]))
         self.line_count = len(self.starts)
         # Zero padding, so that the fixed-width probes past a short last line stay inside the array.
-        padded = np.concatenate((codes, np.zeros(_PROBE_CHARS, codes.dtype)))
+        padded = np.concatenate((codes, np.zeros(PAD_CHARS, codes.dtype)))
         fixed, stamp_us = _fixed_stamps(padded, self.starts)
         after_bracket = padded[self.starts + _FIXED_WIDTH]
         prefix_len = np.where(fixed, _FIXED_WIDTH + (after_bracket == _SPACE), 0)
         time_of_line = np.where(fixed, stamp_us / 1e6, np.nan)  # one rounding: float("1.234567")
         first = padded[self.starts]
         odd_lines = np.flatnonzero(~fixed & ((first == _LBRACKET) | (first == _LT)))
-        odd_rows = self._odd_lines(odd_lines.tolist(), prefix_len, time_of_line)
+        self._odd_lines(odd_lines.tolist(), prefix_len, time_of_line)
         self.time_of_line = time_of_line
         self.timed_lines: IntArray = np.flatnonzero(~np.isnan(time_of_line))
         self.times = time_of_line[self.timed_lines]
         self.text_at: IntArray = self.starts + prefix_len
-        probe_at = np.where(fixed, self.text_at, self.starts)
-        self.initcall_lines, rows = self._initcalls(padded, probe_at, odd_rows)
-        self.initcalls = initcall_columns(rows, time_of_line[self.initcall_lines])
+        self.initcall_lines, self.initcalls = self._initcalls(padded)
         self.known = self._known(padded)
         self._known_lines = np.array([hit[1] for hit in self.known], dtype=np.int64)
 
     def _odd_lines(
         self, lines: list[int], prefix_len: IntArray, time_of_line: npt.NDArray[np.float64]
-    ) -> dict[int, InitcallRow]:
-        """Parse, with the regexes, the lines that start like a stamp but not a fixed-width one.
+    ) -> None:
+        """Parse, with the regex, the lines that start like a stamp but not a fixed-width one.
 
-        Fills their prefix length and time in place; returns their initcall rows by line index (the
-        initcall scan reads such a line from its first character, which is right only if untimed).
+        Fills their prefix length and time in place (an untimed line's text starts at its first
+        character).
         """
-        rows: dict[int, InitcallRow] = {}
         for index in lines:
-            line = self.text[self.starts[index] : self.ends[index]]
-            m = _DMESG.match(line)
-            if m is None:
-                continue  # not timed: the block scans read it correctly from its first character
-            prefix_len[index] = m.end()
-            time_of_line[index] = float(m.group(2))
-            call = INITCALL_SCAN.match(line, m.end())
-            if call is not None:
-                rows[index] = tuple(group or "" for group in call.groups())  # type: ignore[assignment]
-        return rows
+            m = _DMESG.match(self.text, self.starts[index], self.ends[index])
+            if m is not None:
+                prefix_len[index] = m.end() - self.starts[index]
+                time_of_line[index] = float(m.group(2))
 
-    def _initcalls(
-        self, padded: npt.NDArray[Any], probe_at: IntArray, odd_rows: dict[int, InitcallRow]
-    ) -> tuple[IntArray, list[InitcallRow]]:
-        """Return the initcall lines (ascending) and their rows."""
-        # The scan tries the literals where a line's text starts if its stamp is fixed-width, else
-        # at the line's first character (``probe_at``): the same probe here says which lines it
-        # returns rows for.
+    def _initcalls(self, padded: npt.NDArray[Any]) -> tuple[IntArray, InitcallColumns]:
+        """Return the initcall lines (ascending) and their columns."""
+        # a line whose text starts with an initcall literal is an initcall line if the rest matches
+        probe_at = self.text_at
         probe = np.zeros(len(probe_at), dtype=bool)
         for literal in _LITERAL_CODES:
             hit = padded[probe_at] == literal[0]
@@ -201,21 +177,9 @@ class _Block:
                 hit &= padded[probe_at + offset] == code
             probe |= hit
         lines = np.flatnonzero(probe)
-        rows: list[InitcallRow] = _INITCALL_ROWS.findall("\n" + self.text)
-        if len(rows) != len(lines):
-            raise AssertionError("block scan: initcall rows and probes disagree")  # a bug, not bad input
-        # a row without a name: the literal without the rest of an initcall line
-        valid = np.fromiter(map(bool, map(itemgetter(1), rows)), dtype=bool, count=len(rows))
-        if not valid.all():
-            rows = list(compress(rows, valid.tolist()))
-            lines = lines[valid]
-        if odd_rows:
-            lines = np.concatenate((lines, np.fromiter(odd_rows, np.int64, len(odd_rows))))
-            rows.extend(odd_rows.values())
-            order = np.argsort(lines, kind="stable")
-            lines = lines[order]
-            rows = [rows[i] for i in order.tolist()]
-        return lines, rows
+        fields, keep = read_initcalls(self.text, padded, lines, self.text_at, self.ends)
+        lines = lines[keep]
+        return lines, fields.columns(keep, self.time_of_line[lines])
 
     def _known(self, padded: npt.NDArray[Any]) -> list[KnownLine]:
         """Return the lines (not initcall lines) that the pattern table knows, in line order."""
@@ -336,7 +300,7 @@ def _codes(text: str) -> npt.NDArray[Any]:
 
 
 def _fixed_stamps(padded: npt.NDArray[Any], starts: IntArray) -> tuple[npt.NDArray[np.bool_], IntArray]:
-    """Return which lines start with a fixed-width stamp (``_FIXED_PREFIX``) and its value in us.
+    """Return which lines start with a fixed-width stamp (the regex above) and its value in us.
 
     The probes read fixed offsets from each line start; the whole test is the regex's, position by
     position: "[", five characters of spaces then at least one digit, ".", six digits, "]", and no

@@ -39,7 +39,8 @@ _SP_CHARS = "".join(c for c in map(chr, range(128)) if c.isspace() and c != "\n"
 # of non-space characters after which the rest matches, as a lazy \S+? would take it, but it only
 # tries to end before a "+" or a space (the only characters the rest can start with), run by run:
 # the lazy per-character form made the block scan twice as slow.
-_FN = r"(\S[^\s+]*+(?:\+[^\s+]*+)*?)(?:\+0x[0-9a-f]+/0x[0-9a-f]+)?(?: \[([^\]\s]+)\])?"
+_FN_TOKEN = r"(\S[^\s+]*+(?:\+[^\s+]*+)*?)(?:\+0x[0-9a-f]+/0x[0-9a-f]+)?"
+_FN = _FN_TOKEN + r"(?: \[([^\]\s]+)\])?"
 _CALL_TAIL = r" @ (\d+)"
 _DONE_TAIL = r" returned (-?\d+) after (\d+) usecs"
 
@@ -108,6 +109,10 @@ INITCALL_LITERALS: tuple[str, ...] = ("calling  ", "initcall ")
 INITCALL_SCAN: re.Pattern[str] = re.compile(
     r"(?:(?P<call>c)alling  |initcall )" + _FN + "(?(call)" + _CALL_TAIL + "|" + _DONE_TAIL + ")"
 )
+
+# The name and offset of an initcall line without the module, to ``fullmatch`` the text between the
+# literal and the next space: its group 1 is the name INITCALL_SCAN reads when no module follows.
+INITCALL_TOKEN: re.Pattern[str] = re.compile(_FN_TOKEN)
 
 
 def _group_slices(combined: re.Pattern[str], names: tuple[str, ...]) -> dict[str, tuple[int, int]]:

@@ -1,0 +1,73 @@
+"""TextSource.blocks on bytes with "\\r", undecodable bytes and long lines, against a plain decode."""
+
+from __future__ import annotations
+
+import codecs
+import tempfile
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bootscope.sources.files import read_text_lines
+
+_counted: list[int] = []
+
+
+def _count_and_replace(error: UnicodeError) -> tuple[str, int]:
+    assert isinstance(error, UnicodeDecodeError)
+    _counted.append(error.end - error.start)
+    return "\ufffd", error.end
+
+
+codecs.register_error("test_source_blocks_count", _count_and_replace)
+
+
+def _reference(data: bytes, limit: int) -> tuple[list[str], int, int]:
+    """Lines, undecodable bytes and cut lines as a whole-file decode gives them."""
+    _counted.clear()
+    text = data.decode("utf-8", errors="test_source_blocks_count").replace("\r\n", "\n")
+    # the last line's end: a "\n" (after any "\r\n" became one), else trailing "\r"s at the end
+    text = text[:-1] if text.endswith("\n") else text.rstrip("\r")
+    lines = text.split("\n")
+    cut = sum(len(line) > limit for line in lines)
+    return [line[:limit] for line in lines], sum(_counted), cut
+
+
+_PIECES = st.sampled_from(
+    [
+        b"a",
+        b"kernel line",
+        b"\r\n",
+        b"\n",
+        b"\r",
+        b"\r\r\n",
+        b"\xe2\x82",
+        b"\xe2\x82\xac",
+        b"\xff",
+        b"\xc3",
+        "é".encode(),
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PIECES, min_size=1, max_size=60), st.integers(1, 40), st.integers(4, 400))
+def test_blocks_equal_a_whole_decode(pieces: list[bytes], limit: int, chunk: int) -> None:
+    data = b"".join(pieces)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "log"
+        path.write_bytes(data)
+        source = read_text_lines(str(path), max_line_bytes=limit)
+        blocks = list(source.blocks(chunk))
+    lines, undecodable, cut = _reference(data, limit)
+    got = "\n".join(blocks).split("\n")
+    # A line of more bytes than the limit that has no line end within the bytes read so far is cut
+    # in bytes while reading; else lines are cut in characters after decoding, as here.
+    no_long_line = max(map(len, data.split(b"\n"))) <= limit
+    one_read = chunk >= len(data) and b"\n" in data
+    if no_long_line or one_read:
+        assert got == lines
+        assert source.cut_lines == cut
+        assert source.undecodable_bytes == undecodable
+        assert source.line_count == len(lines)
