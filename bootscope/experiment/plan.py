@@ -244,18 +244,23 @@ _RUN_KEYS = {
 }
 
 
+def read_toml(path: Path) -> dict[str, Any]:
+    """Return a plan file's TOML as a dict; raises InputError if it cannot be read or parsed."""
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise InputError(f"cannot read plan {path}: {error.strerror}") from error
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise InputError(f"plan {path} is not valid TOML: {error}") from error
+
+
 def read_plan_file(path: Path) -> tuple[VariantSpec, list[VariantSpec], dict[str, Any]]:
     """Read a TOML plan: return (base options, variants, run settings keyed like Plan's fields).
 
     Top-level keys are variant options (the base of every variant) or run settings (samples, warmup,
     seed, timeout, accel, jobs, quiet-host, until, precision, max-n); ``[variants.NAME]`` tables hold
     each variant's options. Raises InputError for an unreadable file or an unknown key."""
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise InputError(f"cannot read plan {path}: {error.strerror}") from error
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise InputError(f"plan {path} is not valid TOML: {error}") from error
+    data = read_toml(path)
     base = VariantSpec(name="base", kernel="")
     settings: dict[str, Any] = {}
     variant_tables: Mapping[str, Any] = data.get("variants", {})

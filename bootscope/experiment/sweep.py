@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import itertools
 import re
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -19,7 +18,7 @@ from typing import Any
 
 from bootscope.errors import InputError, StatsError
 from bootscope.experiment.execute import start_experiment
-from bootscope.experiment.plan import Plan, VariantSpec, apply_option, validate_plan
+from bootscope.experiment.plan import Plan, VariantSpec, apply_option, read_toml, validate_plan
 from bootscope.experiment.progress import Reporter
 from bootscope.model import Comparison
 from bootscope.stats.compare import FASTER, Options, compare_many
@@ -101,12 +100,7 @@ def read_grid_file(path: Path) -> tuple[list[Parameter], dict[str, Any]]:
 
     Raises InputError for an unreadable file, no ``[grid]`` table, or a level list that is empty.
     """
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise InputError(f"cannot read plan {path}: {error.strerror}") from error
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise InputError(f"plan {path} is not valid TOML: {error}") from error
+    data = read_toml(path)
     grid = data.get("grid")
     if not isinstance(grid, dict) or not grid:
         raise InputError(f"plan {path}: a sweep needs a [grid] table, e.g. smp = [1, 2, 4]")
