@@ -113,7 +113,7 @@ def test_run_two_variants_stores_the_guests_own_times(cloud_kernel: Path, tmp_pa
     assert "accelerator: tcg" in result.stdout and f"experiment 1 in {db}" in result.stdout
     # Two variants with two ok boots each: the run ends with the comparison of b against a.
     assert "kernel_init_s (s)" in result.stdout and "userspace_s (s)" in result.stdout
-    assert result.stdout.count("b (2) vs a (2)") == 2
+    assert result.stdout.count("b (2) vs a (2)") == 2, result.stdout
 
     exported = _bootscope("export", "latest", "--format", "json", "--db", str(db))
     document = json.loads(exported.stdout)
