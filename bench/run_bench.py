@@ -31,6 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from unittest import mock
 
+from bench.results import write_section
 from bootscope.experiment import execute
 from bootscope.experiment.measure import terminal_text
 from bootscope.experiment.plan import Plan, VariantSpec
@@ -39,7 +40,6 @@ from bootscope.sources import qemu
 from bootscope.sources.qemu import BootConfig
 from bootscope.store import BootRecord, Store
 
-RESULTS = Path(__file__).with_name("RESULTS.md")
 ICOUNT_SHIFT = 3
 _COLUMNS = (
     "kernel_init_s", "userspace_s", "host_wall_s", "host_kernel_start_s", "over_wall_s", "over_net_s",
@@ -278,17 +278,6 @@ def render(settings: Sequence[Setting], n: int, load_before: float, load_after: 
     )
 
 
-def _write(section: str) -> None:
-    text = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else ""
-    start = text.find("## run\n")
-    if start >= 0:
-        end = text.find("\n## ", start + 1)
-        text = text[:start] + section + (text[end + 1 :] if end >= 0 else "")
-    else:
-        text = text.rstrip("\n") + ("\n\n" if text else "") + section
-    RESULTS.write_text(text, encoding="utf-8")
-
-
 def main(argv: Sequence[str] = ()) -> list[Setting]:
     """Run the three settings, print the section, write it to RESULTS.md (unless --no-write) and
     return the measures."""
@@ -309,7 +298,7 @@ def main(argv: Sequence[str] = ()) -> list[Setting]:
     section = render(settings, n, load_before, os.getloadavg()[0], args.quick)
     print(section)
     if not args.no_write:
-        _write(section)
+        write_section("run", section)
     return settings
 
 

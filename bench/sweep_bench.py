@@ -16,11 +16,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.results import write_section
 from bootscope.experiment.plan import Plan, VariantSpec
 from bootscope.experiment.sweep import expand_grid, parse_param, run_sweep, sweep_plan
 from bootscope.store import Store
 
-RESULTS = Path(__file__).with_name("RESULTS.md")
 GRID = ("rcupdate.rcu_expedited=0,1", "mem=256,384,512")
 
 
@@ -39,17 +39,6 @@ def run_once(kernel: str, n: int, jobs: int, db: Path) -> dict[str, float]:
         boots = store.boots(result.run or 0)
     summed_s = sum(float(b.metrics.get("host_wall_s") or 0.0) for b in boots)
     return {"wall_s": wall_s, "boots_s": summed_s, "boots": float(len(boots)), "ratio": wall_s / summed_s}
-
-
-def _write(section: str) -> None:
-    text = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else ""
-    start = text.find("## sweep\n")
-    if start >= 0:
-        end = text.find("\n## ", start + 1)
-        text = text[:start] + section + (text[end + 1 :] if end >= 0 else "")
-    else:
-        text = text.rstrip("\n") + ("\n\n" if text else "") + section
-    RESULTS.write_text(text, encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> dict[int, dict[str, float]]:
@@ -86,7 +75,7 @@ def main(argv: list[str] | None = None) -> dict[int, dict[str, float]]:
         "kernel and initramfs lookup); below 1 at -j 2 is the gain of two boots at once.\n"
     )
     if not args.no_write:
-        _write(section)
+        write_section("sweep", section)
     return results
 
 
