@@ -13,7 +13,7 @@ import contextlib
 import os
 import signal
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -302,6 +302,29 @@ def _core_sets(jobs: int, smp: int, note: Callable[[str], None]) -> list[tuple[i
     return [tuple(cores[(job * smp + k) % len(cores)] for k in range(smp)) for job in range(jobs)]
 
 
+@contextlib.contextmanager
+def recording_status(
+    store: Store, experiment_id: int, reporter: Reporter, on_abort: Callable[[], None] | None = None
+) -> Iterator[None]:
+    """Mark the experiment complete when the block ends, or interrupted when anything escapes it.
+
+    On an exception (Ctrl-C, a crash, a store error) ``on_abort`` runs first (e.g. kill running QEMUs),
+    the status is set as far as the store still allows, and the exception propagates; the reporter
+    is finished either way. Yields nothing.
+    """
+    try:
+        yield
+    except BaseException:
+        if on_abort is not None:
+            on_abort()
+        with contextlib.suppress(BootscopeError):
+            store.set_status(experiment_id, STATUS_INTERRUPTED)
+        raise
+    finally:
+        reporter.finished()
+    store.set_status(experiment_id, STATUS_COMPLETE)
+
+
 def _execute(
     store: Store,
     experiment: ExperimentRecord,
@@ -330,7 +353,7 @@ def _execute(
     reporter.started(experiment.id, len(schedule), len(schedule) - len(pending))
     stopped_early = False
     satisfied: bool | None = None
-    try:
+    with recording_status(store, experiment.id, reporter, on_abort=runner.kill_running):
         for batch in _batches(pending, plan, rule is not None):
             _run_batch(runner, batch, next_attempt)
             measured_rounds = batch[-1].round + 1 - plan.warmup_per_variant if batch else 0
@@ -344,14 +367,6 @@ def _execute(
                 f"--until precise: {STOP_METRIC} is not yet precise to {plan.precision * 100:g} % after"
                 f" {rounds} boots per variant (the most allowed: raise --max-n or loosen --precision)"
             )
-    except BaseException:
-        runner.kill_running()
-        with contextlib.suppress(BootscopeError):
-            store.set_status(experiment.id, STATUS_INTERRUPTED)
-        raise
-    finally:
-        reporter.finished()
-    store.set_status(experiment.id, STATUS_COMPLETE)
     return RunResult(
         experiment=store.experiment(experiment.id),
         status=STATUS_COMPLETE,

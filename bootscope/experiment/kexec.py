@@ -21,7 +21,7 @@ from typing import Any
 from bootscope import defaults
 from bootscope.analyze.kexec import KEXEC_METRICS, MARKER_RE, KexecHop, chain_hops
 from bootscope.errors import BootError, BootscopeError, InputError, StatsError
-from bootscope.experiment.execute import RunResult
+from bootscope.experiment.execute import RunResult, recording_status
 from bootscope.experiment.hostinfo import host_info
 from bootscope.experiment.plan import resolve_seed
 from bootscope.experiment.progress import Reporter, SilentReporter
@@ -32,7 +32,7 @@ from bootscope.sources.kernels import read_image_release, resolve_kernel
 from bootscope.sources.qemu import build_command, validate
 from bootscope.stats.compare import compare_many
 from bootscope.store import BootRecord, Store, VariantRecord
-from bootscope.store.records import STATUS_COMPLETE, STATUS_INTERRUPTED
+from bootscope.store.records import STATUS_COMPLETE
 
 _VARIANT_KEYS = ("no-checks", "file-load", "mem", "smp", "to", "append")
 # Why `-i` does nothing with `-s`: kexec_file_load(2) takes only the flags KEXEC_FILE_UNLOAD,
@@ -333,7 +333,7 @@ def run_kexec_experiment(
     schedule = build_schedule([v.name for v in variants], samples=chains, warmup=0, seed=seed)
     reporter.started(experiment.id, len(schedule) * (hops + 1), 0)
     stored = 0
-    try:
+    with recording_status(store, experiment.id, reporter):
         for slot in schedule:
             recorder = ChainRecorder(
                 store,
@@ -357,13 +357,6 @@ def run_kexec_experiment(
                 raise
             recorder.finish(boot, hops)
             stored += len(recorder.records)
-    except BaseException:
-        with contextlib.suppress(BootscopeError):
-            store.set_status(experiment.id, STATUS_INTERRUPTED)
-        raise
-    finally:
-        reporter.finished()
-    store.set_status(experiment.id, STATUS_COMPLETE)
     return RunResult(
         experiment=store.experiment(experiment.id),
         status=STATUS_COMPLETE,
