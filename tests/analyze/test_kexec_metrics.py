@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from captures import load_chain_capture
 
 from bootscope.analyze.kexec import chain_hops, clock_zero_ns, markers
 from bootscope.model import Boot, LogLine, Outcome
@@ -15,21 +16,9 @@ from bootscope.model import Boot, LogLine, Outcome
 _PRINTK_RE = re.compile(r"\[\s*(\d+\.\d+)\]")
 
 
-def _load(path: Path) -> Boot:
-    header, *rows = path.read_text(encoding="utf-8").splitlines()
-    fields = dict(item.split("=", 1) for item in header.lstrip("# ").split())
-    lines = []
-    for row in rows:
-        host_ns, _, text = row.partition("\t")
-        lines.append(LogLine(text=text, host_ns=int(host_ns)))
-    return Boot(
-        lines=tuple(lines), outcome=Outcome(fields["outcome"]), host_start_ns=int(fields["host_start_ns"])
-    )
-
-
 @pytest.fixture
 def chain(data_dir: Path) -> Boot:
-    return _load(data_dir / "kexec-chain-2hops-nochecks.tsv")
+    return load_chain_capture(data_dir / "kexec-chain-2hops-nochecks.tsv")
 
 
 def test_downtime_load_and_blind_gap_match_the_host_stamps(chain: Boot) -> None:
@@ -83,7 +72,7 @@ def test_each_hop_holds_only_its_own_kernel(chain: Boot) -> None:
 
 
 def test_failed_load_becomes_a_failed_sample_with_the_guest_text(data_dir: Path) -> None:
-    boot = _load(data_dir / "kexec-chain-bad-target.tsv")
+    boot = load_chain_capture(data_dir / "kexec-chain-bad-target.tsv")
     hops = chain_hops(boot, hops_planned=2)
     assert [hop.outcome for hop in hops] == [Outcome.OK, Outcome.KEXEC_ERROR]
     assert "Cannot determine the file type" in hops[1].reason

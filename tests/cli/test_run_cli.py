@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from bootscope.experiment.schedule import build_schedule
-from bootscope.store import Store
+from bootscope.store import BootRecord, Store, VariantRecord
 
 WAIT_LIMIT_S = 400.0
 
@@ -28,6 +28,15 @@ def _bootscope(*args: str, cwd: Path | None = None) -> subprocess.CompletedProce
     return subprocess.run(
         [sys.executable, "-m", "bootscope", *args], capture_output=True, text=True, timeout=900, cwd=cwd
     )
+
+
+def _the_only_boot(db: Path) -> tuple[BootRecord, list[str], VariantRecord]:
+    """The single stored boot of experiment 1: its record, its console lines and its variant."""
+    with Store.open(db) as store:
+        (boot,) = store.boots(1)
+        texts = [line.text for line in store.boot_log(1, 1)]
+        (variant,) = store.experiment(1).variants
+    return boot, texts, variant
 
 
 def _in_process(argv: list[str]) -> int:
@@ -251,10 +260,7 @@ def test_file_reaches_the_guest_and_the_stored_config(tmp_path: Path) -> None:
         "--command", "cat /etc/x", "--db", str(db), "--json",
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
-    with Store.open(db) as store:
-        (boot,) = store.boots(1)
-        texts = [line.text for line in store.boot_log(1, 1)]
-        (variant,) = store.experiment(1).variants
+    boot, texts, variant = _the_only_boot(db)
     assert boot.outcome == "ok", boot.reason
     # The guest's cat ran before the marker and printed the host file's bytes.
     said = texts.index(f"file-says {token}")
@@ -308,10 +314,7 @@ def test_disk_is_attached_and_never_modified(cloud_kernel: Path, tmp_path: Path)
         "--initrd", str(initrd), "--marker", "^DISK-SAYS ", "--db", str(db), "--json",
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
-    with Store.open(db) as store:
-        (boot,) = store.boots(1)
-        texts = [line.text for line in store.boot_log(1, 1)]
-        (variant,) = store.experiment(1).variants
+    boot, texts, variant = _the_only_boot(db)
     assert boot.outcome == "ok", boot.reason
     assert f"DISK-SAYS was={token} now=overwritten" in texts
     assert boot.command[boot.command.index("-drive") + 1] == (

@@ -11,6 +11,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 import pytest
+from captures import load_chain_capture
 
 from bootscope.analyze.kexec import KEXEC_METRICS, chain_hops
 from bootscope.cli.report_inputs import run_view
@@ -24,21 +25,9 @@ from bootscope.experiment.kexec import (
     ignored_options,
     parse_variant,
 )
-from bootscope.model import Boot, LogLine, Outcome
+from bootscope.model import Boot
 from bootscope.sources.kexec import KexecOptions
 from bootscope.store import Store, VariantRecord
-
-
-def _load(path: Path) -> Boot:
-    header, *rows = path.read_text(encoding="utf-8").splitlines()
-    fields = dict(item.split("=", 1) for item in header.lstrip("# ").split())
-    lines = []
-    for row in rows:
-        host_ns, _, text = row.partition("\t")
-        lines.append(LogLine(text=text, host_ns=int(host_ns)))
-    return Boot(
-        lines=tuple(lines), outcome=Outcome(fields["outcome"]), host_start_ns=int(fields["host_start_ns"])
-    )
 
 
 def _experiment(store: Store, *names: str) -> int:
@@ -68,7 +57,7 @@ def _metrics(hop_metrics: object) -> dict[str, float]:
 def test_each_kernel_is_stored_when_the_next_init_marker_arrives(
     data_dir: Path, tmp_path: Path, name: str
 ) -> None:
-    boot = _load(data_dir / name)
+    boot = load_chain_capture(data_dir / name)
     whole = chain_hops(boot, hops_planned=2)
     init_rows = [i for i, line in enumerate(boot.lines) if "BOOTSCOPE-MARKER init " in line.text]
     assert len(init_rows) == 3
@@ -103,7 +92,7 @@ def test_each_kernel_is_stored_when_the_next_init_marker_arrives(
 
 
 def test_interrupt_keeps_every_kernel_whose_init_marker_arrived(data_dir: Path, tmp_path: Path) -> None:
-    boot = _load(data_dir / "kexec-chain-2hops-nochecks.tsv")
+    boot = load_chain_capture(data_dir / "kexec-chain-2hops-nochecks.tsv")
     whole = chain_hops(boot, hops_planned=2)
     init_rows = [i for i, line in enumerate(boot.lines) if "BOOTSCOPE-MARKER init " in line.text]
     cut = init_rows[1] + 2  # Ctrl-C just after kernel 1 printed its marker
@@ -127,7 +116,7 @@ def test_interrupt_keeps_every_kernel_whose_init_marker_arrived(data_dir: Path, 
 
 
 def test_a_failed_load_is_stored_as_a_failed_sample(data_dir: Path, tmp_path: Path) -> None:
-    boot = _load(data_dir / "kexec-chain-bad-target.tsv")
+    boot = load_chain_capture(data_dir / "kexec-chain-bad-target.tsv")
     with Store.open(tmp_path / "k.db") as store:
         exp_id = _experiment(store, "a")
         recorder = _recorder(store, exp_id, "a", boot)
@@ -147,7 +136,7 @@ def kexec_run(data_dir: Path, tmp_path: Path) -> tuple[Path, int]:
         exp_id = _experiment(store, "nochecks", "fileload")
         index = 1
         for variant, name in (("nochecks", "nochecks"), ("fileload", "fileload")):
-            boot = _load(data_dir / f"kexec-chain-2hops-{name}.tsv")
+            boot = load_chain_capture(data_dir / f"kexec-chain-2hops-{name}.tsv")
             recorder = _recorder(store, exp_id, variant, boot, first_index=index)
             for line in boot.lines:
                 recorder.on_line(line)
@@ -227,7 +216,7 @@ def test_mem_list_becomes_variants_and_duplicates_are_refused() -> None:
         build_variants(BASE, ["a:"], [1024, 2048])
 
 
-def test_no_checks_is_reported_as_ignored_only_with_file_load() -> None:
+def test_no_checks_is_reported_as_ignored_only_with_fileload_chain_capture() -> None:
     assert ignored_options(parse_variant("s:file-load=1,no-checks=1", BASE))
     assert not ignored_options(parse_variant("l:no-checks=1", BASE))
     assert not ignored_options(parse_variant("s:file-load=1", BASE))
