@@ -32,9 +32,9 @@ from pathlib import Path
 from unittest import mock
 
 from bench.results import write_section
-from bootscope.experiment import execute
-from bootscope.experiment.measure import terminal_text
-from bootscope.experiment.plan import Plan, VariantSpec
+from bootscope.lab import execute
+from bootscope.analyze.captured import terminal_text
+from bootscope.lab.plan import Plan, VariantSpec
 from bootscope.model import Boot, LogLine
 from bootscope.sources import qemu
 from bootscope.sources.qemu import BootConfig

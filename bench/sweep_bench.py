@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 
 from bench.results import write_section
-from bootscope.experiment.plan import Plan, VariantSpec
-from bootscope.experiment.sweep import expand_grid, parse_param, run_sweep, sweep_plan
+from bootscope.lab.plan import Plan, VariantSpec
+from bootscope.lab.sweep import expand_grid, parse_param, run_sweep, sweep_plan
 from bootscope.store import Store
 
 GRID = ("rcupdate.rcu_expedited=0,1", "mem=256,384,512")

@@ -130,7 +130,7 @@ class CpuBringupSummary:
 
 @dataclass(frozen=True, slots=True)
 class Metrics:
-    """The boot's headline numbers (definitions in ``bootscope.analyze.metrics.DEFINITIONS``)."""
+    """The boot's headline numbers (definitions in ``bootscope.metrics.DEFINITIONS``)."""
 
     kernel_init_s: float | None = None
     userspace_s: float | None = None

@@ -1,7 +1,7 @@
 """``bootscope analyze --run ID --boot K``: analyze a boot that ``bootscope run`` stored.
 
 The stored log is the raw console capture with host arrival times; it is read again exactly as
-``bootscope run`` read it when the boot ended (:mod:`bootscope.experiment.measure`), so the host-side
+``bootscope run`` read it when the boot ended (:mod:`bootscope.lab.measure`), so the host-side
 metrics appear, a ``quiet`` console still shows what can be measured, and a better parser later gives
 better answers for old runs.
 """
@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.text import Text
 
+from bootscope.analyze.captured import analyze_captured, user_marker
 from bootscope.errors import InputError, StoreError
-from bootscope.experiment.measure import analyze_captured, user_marker
 from bootscope.store import BootRecord, ExperimentRecord, Store
 
 

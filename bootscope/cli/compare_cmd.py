@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 
+from bootscope.amounts import UNIT_FACTORS, parse_amount
 from bootscope.cli.console import output_console
 from bootscope.defaults import ALPHA, DEFAULT_DB
 from bootscope.errors import BootscopeError, InputError
@@ -17,27 +18,6 @@ from bootscope.model import Comparison
 from bootscope.report import compare_out, mail
 
 FORMATS = ("table", "json", "markdown", "csv", "mail")
-UNIT_FACTORS = {"s": 1.0, "ms": 1e3}
-_AMOUNT = re.compile(r"^\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*(%|s|ms|us|µs|ns)?\s*$")
-_AMOUNT_TO_S = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
-
-
-def parse_amount(text: str, unit: str, what: str) -> tuple[float | None, float | None]:
-    """Return (absolute amount in ``unit``, None) or (None, fraction) for "1%".
-
-    "100ms", "0.1s", "250us" carry their own unit; a bare number is in ``unit``. Raises InputError.
-    """
-    match = _AMOUNT.match(text)
-    if not match:
-        raise InputError(f"{what} {text!r} is not an amount such as 100ms, 0.1s or 1%")
-    value, suffix = float(match.group(1)), match.group(2)
-    if not math.isfinite(value) or value == 0:
-        raise InputError(f"{what} must be a finite, non-zero amount, not {text!r}")
-    if suffix == "%":
-        return None, value / 100.0
-    if suffix is None:
-        return value, None
-    return value * _AMOUNT_TO_S[suffix] * UNIT_FACTORS[unit], None
 
 
 def parse_numbers(text: str, origin: str) -> list[float]:
@@ -69,7 +49,7 @@ def _read_file(path: Path) -> list[float]:
 
 
 def _definitions() -> dict[str, str]:
-    from bootscope.analyze.metrics import DEFINITIONS
+    from bootscope.metrics import DEFINITIONS
 
     return DEFINITIONS
 

@@ -1,32 +1,31 @@
 """`bootscope kexec`: measure kexec reboot downtime, chain by chain, and compare variants.
 
-Thin: options are parsed here, the run is :func:`bootscope.experiment.kexec.run_kexec_experiment`
-(which stores every reboot as it completes), and the summary is read back from the store.
+Thin: options are parsed here, the run is :func:`bootscope.lab.execute.start_kexec` (the kexec
+workload on the one runner, which stores every reboot as it completes), and the summary is read
+back from the store.
 """
 
 from __future__ import annotations
 
-import statistics
+import json
 import threading
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
+from rich.text import Text
 
 from bootscope import defaults
-from bootscope.analyze.kexec import KEXEC_METRICS
+from bootscope.cli import options
 from bootscope.cli.console import output_console
 from bootscope.cli.signals import stop_on_signals
 from bootscope.errors import BootError, InputError
-from bootscope.model import Comparison
+from bootscope.metrics import KEXEC_DOWNTIME_S
 from bootscope.sources import kexec as chain
 
 if TYPE_CHECKING:
-    from bootscope.store import BootRecord
+    from bootscope.lab.progress import Reporter
 
 TCG_WARNING = (
     "QEMU TCG timings are not hardware timings: TCG emulates every instruction (purgatory's SHA-256 "
@@ -36,69 +35,17 @@ TCG_WARNING = (
 )
 
 
-def _seconds(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
-
-
-def _print_summary(
-    console: Console, experiment_id: int, names: Sequence[str], boots: list[BootRecord]
-) -> None:
-    from bootscope.experiment import kexec as runner
-
-    failed = runner.failed_samples(boots)
-    counts = Table(title=f"kexec run {experiment_id}", title_justify="left")
-    for column in ("variant", "ok reboots", "failed"):
-        counts.add_column(column, justify="left" if column == "variant" else "right")
-    for name in names:
-        ok = [b for b in boots if b.variant == name and not b.warmup and b.outcome == "ok"]
-        counts.add_row(escape(name), str(len(ok)), str(sum(1 for b in failed if b.variant == name)))
-    console.print(counts)
-    table = Table(title="ok kexec reboots (seconds)", title_justify="left")
-    for column in ("metric", "variant", "n", "median", "min", "max"):
-        table.add_column(column, justify="left" if column in ("metric", "variant") else "right")
-    for metric in KEXEC_METRICS:
-        for name in names:
-            values = runner.metric_values(boots, name, metric)
-            median = statistics.median(values) if values else None
-            low, high = (min(values), max(values)) if values else (None, None)
-            table.add_row(
-                metric, escape(name), str(len(values)), _seconds(median), _seconds(low), _seconds(high)
-            )
-        table.add_section()
-    console.print(table)
-    for boot in failed:
-        console.print(
-            f"[red]{escape(boot.variant)} boot {boot.index}: {escape(boot.outcome)}[/red]:"
-            f" {escape(boot.reason)}"
-        )
-
-
-def _print_comparisons(console: Console, comparisons: Sequence[Comparison], notes: Sequence[str]) -> None:
-    if not comparisons and not notes:
-        return
-    table = Table(title="variants against the first (shift = variant - first, Hodges-Lehmann)")
-    for column in ("metric", "variant", "shift", "interval", "verdict"):
-        table.add_column(column, justify="left" if column in ("metric", "variant", "verdict") else "right")
-    for comparison in comparisons:
-        ci = comparison.shift_ci
-        table.add_row(
-            comparison.metric,
-            escape(comparison.b.name),
-            "-" if comparison.shift_estimate is None else f"{comparison.shift_estimate:+.3f}",
-            "-" if ci is None else f"[{ci[0]:+.3f}, {ci[1]:+.3f}]",
-            escape(comparison.verdict),
-        )
-    console.print(table)
-    for note in notes:
-        console.print(f"note: {escape(note)}")
-
-
 def kexec(
     from_kernel: Annotated[
-        str, typer.Argument(metavar="FROM", help="Kernel QEMU boots: bzImage path or debian:cloud.")
-    ],
+        str | None,
+        typer.Argument(
+            metavar="FROM", help="Kernel QEMU boots: bzImage path or debian:cloud (not with --resume)."
+        ),
+    ] = None,
     to: Annotated[str | None, typer.Option("--to", help="Kernel to kexec into (default: FROM).")] = None,
-    hops: Annotated[int, typer.Option("-n", "--hops", help="kexec reboots per chain.")] = 24,
+    hops: Annotated[
+        int, typer.Option("-n", "--hops", help="kexec reboots (measurements) per chain; a chain is one slot.")
+    ] = 24,
     chains: Annotated[int, typer.Option("--chains", help="Chains (fresh QEMU runs) per variant.")] = 1,
     append: Annotated[str, typer.Option("--append", help="Extra kernel command line for every hop.")] = "",
     no_checks: Annotated[
@@ -115,11 +62,14 @@ def kexec(
         str, typer.Option("--mem", help="Guest MiB, or a list (1024,2048,4096) as variants.")
     ] = str(chain.DEFAULT_KEXEC_MEM_MB),
     smp: Annotated[int, typer.Option("--smp", help="Guest CPUs.")] = defaults.DEFAULT_SMP,
-    timeout: Annotated[
-        float | None, typer.Option("--timeout", help="Seconds per chain (default 60 per hop).")
-    ] = None,
-    seed: Annotated[int | None, typer.Option("--seed", help="Seed of the chain order.")] = None,
-    db: Annotated[str, typer.Option("--db", help="SQLite file or PostgreSQL URL.")] = defaults.DEFAULT_DB,
+    timeout: options.Timeout = None,
+    seed: options.Seed = None,
+    accel: options.Accel = None,
+    jobs: options.Jobs = None,
+    quiet_host: options.QuietHost = False,
+    resume: options.Resume = None,
+    db: options.Db = defaults.DEFAULT_DB,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
     build_initramfs: Annotated[
         Path | None,
         typer.Option(
@@ -129,62 +79,92 @@ def kexec(
 ) -> None:
     """Measure kexec reboot downtime: one QEMU boot of FROM, then a chain of kexec reboots into TO.
 
-    Every kernel is stored as its own boot as soon as it is complete; Ctrl-C keeps finished reboots.
+    Every kernel is stored as its own boot as soon as it is complete; Ctrl-C keeps finished reboots,
+    and --resume ID runs the chains that did not finish.
 
-    Exit status 3 when any kernel failed (kexec-error, timeout, panic), after printing and storing all.
-
-    Exit status 0 when every kernel of every chain ended ok, 2 for bad options.
+    Exit status 0 when every kernel of every chain ended ok, 3 when any failed (kexec-error, timeout,
+    panic; after printing and storing all), 2 for bad options.
     """
-    from bootscope.experiment import kexec as runner  # scipy, sqlalchemy: only when run
-    from bootscope.experiment.progress import RichReporter
+    from bootscope.cli.run_out import print_notes, print_run, run_document  # scipy: only when run
+    from bootscope.lab.execute import resume_experiment, start_kexec
+    from bootscope.lab.kexec import resolve_to
+    from bootscope.lab.kexec_plan import (
+        KexecPlan,
+        KexecVariant,
+        build_variants,
+        ignored_options,
+        validate_kexec_plan,
+    )
+    from bootscope.lab.plan import resolve_seed
+    from bootscope.lab.progress import RichReporter, SilentReporter
+    from bootscope.lab.summary import summarize_run
     from bootscope.store import Store
 
     console = output_console()
-    try:
-        mem_list = [int(part) for part in mem.split(",") if part.strip()]
-    except ValueError:
-        raise InputError(f"--mem takes MiB or a comma-separated list of MiB, not {mem!r}") from None
-    if not mem_list or min(mem_list) < 64:
-        raise InputError(f"--mem needs sizes of at least 64 MiB (got {mem!r})")
-    to_spec = to if to is not None else from_kernel
-    if build_initramfs is not None:
-        initrd = chain.build_chain_initramfs(runner.resolve_to(to_spec)[0])
-        chain.write_initramfs(initrd, build_initramfs)
-        console.print(
-            f"wrote {escape(str(build_initramfs))}: boot it with bootscope.hops=N on the kernel command line"
-        )
-        return
-    base = runner.KexecVariant(
-        name="default",
-        to=to_spec,
-        options=chain.KexecOptions(file_load=file_load, no_checks=no_checks),
-        mem_mb=mem_list[0],
-        smp=smp,
-        append=append,
-    )
-    variants = runner.build_variants(base, variant or [], mem_list)
-    console.print(f"[yellow]warning:[/yellow] {TCG_WARNING}")
-    for item in variants:
-        for note in runner.ignored_options(item):
-            console.print(f"[yellow]note:[/yellow] {escape(note)}")
+    reporter: Reporter = SilentReporter() if as_json else RichReporter(Console(stderr=True, highlight=False))
     cancel = threading.Event()
-    with stop_on_signals(cancel), Store.open(db) as store:
-        result = runner.run_kexec_experiment(
-            store, from_kernel, variants, hops, chains, seed, timeout, RichReporter(), cancel
+    if resume is not None:
+        if from_kernel or variant or build_initramfs:
+            raise InputError(
+                "--resume takes no FROM, --variant or --build-initramfs: it reruns the stored plan"
+            )
+        with stop_on_signals(cancel), Store.open(db) as store:
+            result = resume_experiment(resume, store, reporter, cancel=cancel)
+            summary = summarize_run(store, result.experiment.id)
+    else:
+        if not from_kernel:
+            raise InputError("give the FROM kernel (path or debian:cloud), or --resume ID")
+        try:
+            mem_list = [int(part) for part in mem.split(",") if part.strip()]
+        except ValueError:
+            raise InputError(f"--mem takes MiB or a comma-separated list of MiB, not {mem!r}") from None
+        if not mem_list or min(mem_list) < 64:
+            raise InputError(f"--mem needs sizes of at least 64 MiB (got {mem!r})")
+        to_spec = to if to is not None else from_kernel
+        if build_initramfs is not None:
+            initrd = chain.build_chain_initramfs(resolve_to(to_spec)[0])
+            chain.write_initramfs(initrd, build_initramfs)
+            console.print(
+                Text(f"wrote {build_initramfs}: boot it with bootscope.hops=N on the kernel command line")
+            )
+            return
+        base = KexecVariant(
+            name="default",
+            to=to_spec,
+            options=chain.KexecOptions(file_load=file_load, no_checks=no_checks),
+            mem_mb=mem_list[0],
+            smp=smp,
+            append=append,
         )
-        experiment_id = result.experiment.id
-        boots = store.boots(experiment_id)
-        comparisons, notes = runner.compare_variants(store, experiment_id)
-    _print_summary(console, experiment_id, [v.name for v in variants], boots)
-    _print_comparisons(console, comparisons, notes)
-    console.print(
-        f"stored as run {experiment_id} in {escape(db)}"
-        f" (see `bootscope compare {experiment_id} --metric kexec_downtime_s`)"
-    )
-    console.print(f"[yellow]warning:[/yellow] {TCG_WARNING}")
-    failed = runner.failed_samples(boots)
-    if failed:
+        variants = build_variants(base, variant or [], mem_list)
+        plan = validate_kexec_plan(
+            KexecPlan(
+                from_spec=from_kernel,
+                variants=tuple(variants),
+                hops=hops,
+                seed=resolve_seed(seed),
+                chains=chains,
+                timeout_s=timeout,
+                accel=accel or "auto",
+                jobs=jobs or 1,
+                quiet_host=quiet_host,
+            )
+        )
+        if not as_json:
+            console.print(Text(f"warning: {TCG_WARNING}", style="yellow"))
+            print_notes(console, [note for item in variants for note in ignored_options(item)])
+        with stop_on_signals(cancel), Store.open(db) as store:
+            result = start_kexec(plan, store, reporter, cancel)
+            summary = summarize_run(store, result.experiment.id)
+    experiment_id = result.experiment.id
+    if as_json:
+        console.print_json(json.dumps(run_document(result, summary, store.name)))
+    else:
+        print_run(console, result, summary, store.name, seed_given=seed is not None, noun="kernels")
+        console.print(Text(f"see `bootscope compare {experiment_id} --metric {KEXEC_DOWNTIME_S}`"))
+        console.print(Text(f"warning: {TCG_WARNING}", style="yellow"))
+    if summary.failed:
         raise BootError(
-            f"{len(failed)} of {len(boots)} kernels of run {experiment_id} failed"
-            f" ({', '.join(sorted({boot.outcome for boot in failed}))}); all are stored"
+            f"{len(summary.failed)} kernels of run {experiment_id} failed"
+            f" ({', '.join(sorted({boot.outcome for boot in summary.failed}))}); all are stored"
         )

@@ -10,9 +10,9 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from bootscope.analyze.metrics import DEFINITIONS
 from bootscope.defaults import ALPHA, DEFAULT_DB
 from bootscope.errors import InputError
+from bootscope.metrics import DEFINITIONS
 from bootscope.report.html import render_boot_report, render_run_report
 from bootscope.report.trace import render_trace
 from bootscope.report.views import BootView

@@ -9,33 +9,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
-from rich.text import Text
 
 from bootscope import defaults
+from bootscope.amounts import parse_fraction
+from bootscope.cli import options
 from bootscope.cli.console import output_console
 from bootscope.cli.signals import stop_on_signals
 from bootscope.errors import InputError
 
 if TYPE_CHECKING:
-    from bootscope.experiment.execute import RunResult
-    from bootscope.experiment.progress import Reporter
-    from bootscope.experiment.summary import VariantSummary
-
-_MAX_FAILED_SHOWN = 10
-
-
-def _precision(text: str | None) -> float | None:
-    if text is None:
-        return None
-    raw = text.strip()
-    try:
-        return float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
-    except ValueError:
-        raise InputError(
-            f"--precision {text!r}: give a percentage such as 1% or a fraction such as 0.01"
-        ) from None
+    from bootscope.lab.progress import Reporter
 
 
 def run(
@@ -93,16 +76,14 @@ def run(
             " guest boots from it: give --append 'root=/dev/vda ...' and --marker.",
         ),
     ] = None,
-    seed: Annotated[int | None, typer.Option("--seed", help="Boot order seed (default: random).")] = None,
+    seed: options.Seed = None,
     timeout: Annotated[
         float | None,
         typer.Option("--timeout", help=f"Seconds per boot (default {defaults.BOOT_TIMEOUT_S:g})."),
     ] = None,
-    accel: Annotated[str | None, typer.Option("--accel", help="auto, kvm or tcg (default: auto).")] = None,
-    jobs: Annotated[int | None, typer.Option("-j", "--jobs", help="Boots at once (default: 1).")] = None,
-    quiet_host: Annotated[
-        bool, typer.Option("--quiet-host", help="Wait for an idle host; re-run disturbed boots.")
-    ] = False,
+    accel: options.Accel = None,
+    jobs: options.Jobs = None,
+    quiet_host: options.QuietHost = False,
     until: Annotated[
         str | None,
         typer.Option(
@@ -119,10 +100,8 @@ def run(
         int | None,
         typer.Option("--max-n", help="--until: at most this many boots per variant (default 4 x -n)."),
     ] = None,
-    resume: Annotated[
-        str | None, typer.Option("--resume", help="Finish experiment ID (or 'latest').")
-    ] = None,
-    db: Annotated[str, typer.Option("--db", help="SQLite path or database URL.")] = defaults.DEFAULT_DB,
+    resume: options.Resume = None,
+    db: options.Db = defaults.DEFAULT_DB,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Boot a kernel (and variants) many times in QEMU, interleaved, and store every boot."""
@@ -130,12 +109,11 @@ def run(
     err = Console(stderr=True, highlight=False)
     # Imported here, not at the top: they pull in scipy and sqlalchemy, and every other command's
     # start-up (bootscope --help, analyze) would pay for them.
-    from bootscope.analyze.metrics import DEFINITIONS
-    from bootscope.experiment.execute import resume_experiment, start_experiment
-    from bootscope.experiment.plan import build_plan
-    from bootscope.experiment.progress import RichReporter, SilentReporter
-    from bootscope.experiment.summary import COMPARED_METRICS, compare_variants, failed_boots, summarize
-    from bootscope.report import compare_out
+    from bootscope.cli.run_out import print_run, run_document
+    from bootscope.lab.execute import resume_experiment, start_experiment
+    from bootscope.lab.plan import build_plan
+    from bootscope.lab.progress import RichReporter, SilentReporter
+    from bootscope.lab.summary import summarize_run
     from bootscope.store import Store
 
     reporter: Reporter = SilentReporter() if as_json else RichReporter(err)
@@ -150,7 +128,7 @@ def run(
                 raise InputError("give a KERNEL (path or debian:cloud), a --plan file, or --resume ID")
             if until is None and (precision is not None or max_n is not None):
                 raise InputError("--precision and --max-n apply only with --until precise")
-            options: list[tuple[str, Any]] = [
+            given: list[tuple[str, Any]] = [
                 (name, value)
                 for name, value in (
                     ("append", append),
@@ -164,12 +142,12 @@ def run(
                 )
                 if value is not None
             ]
-            options += [("qemu-arg", value) for value in qemu_arg or []]
-            options += [("command", value) for value in command or []]
-            options += [("file", value) for value in file or []]
+            given += [("qemu-arg", value) for value in qemu_arg or []]
+            given += [("command", value) for value in command or []]
+            given += [("file", value) for value in file or []]
             plan = build_plan(
                 kernel=kernel,
-                base_options=options,
+                base_options=given,
                 variant_texts=variant or [],
                 plan_file=plan_file,
                 settings={
@@ -181,116 +159,13 @@ def run(
                     "jobs": jobs,
                     "quiet_host": quiet_host or None,
                     "until": until,
-                    "precision": _precision(precision),
+                    "precision": None if precision is None else parse_fraction(precision, "--precision"),
                     "max_n": max_n,
                 },
             )
             result = start_experiment(plan, store, reporter, cancel=cancel)
-        boots = store.boots(result.experiment.id)
-        names = [v.name for v in result.experiment.variants]
-        summaries = summarize(boots, names)
-        failed = failed_boots(boots)
-        comparisons, compare_notes = compare_variants(
-            {metric: store.samples(result.experiment.id, metric) for metric in COMPARED_METRICS}, names
-        )
-        if as_json:
-            document = _document(result, summaries, store.name)
-            document["comparisons"] = [
-                compare_out.comparison_dict(c, DEFINITIONS.get(c.metric, ""))
-                for group in comparisons
-                for c in group
-            ]
-            out.print_json(json.dumps(document))
-            return
-        _print_summary(out, result, summaries, store.name, seed_given=seed is not None or resume is not None)
-        for group in comparisons:
-            out.print(compare_out.table(group, DEFINITIONS.get(group[0].metric, "")))
-        for note in compare_notes if comparisons else ():
-            out.print(Text(f"not compared: {note}"))
-        for boot in failed[:_MAX_FAILED_SHOWN]:
-            out.print(
-                f"  boot {boot.index} ({escape(boot.variant)}): [red]{escape(boot.outcome)}[/red]"
-                f" {escape(boot.reason)}"
-            )
-        if len(failed) > _MAX_FAILED_SHOWN:
-            out.print(f"  ... and {len(failed) - _MAX_FAILED_SHOWN} more failed boots (bootscope export)")
-
-
-def _fmt(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
-
-
-def _print_summary(
-    out: Console, result: RunResult, summaries: list[VariantSummary], db: str, seed_given: bool
-) -> None:
-    exp = result.experiment
-    counts = Table(title=f"experiment {exp.id}: {exp.status}", title_justify="left")
-    counts.add_column("variant")
-    for heading in ("ok", "failed", "warm-up", "disturbed"):
-        counts.add_column(heading, justify="right")
-    for summary in summaries:
-        counts.add_row(
-            escape(summary.name),
-            str(summary.ok),
-            str(summary.failed),
-            str(summary.warmup),
-            str(summary.disturbed),
-        )
-    out.print(counts)
-    metrics = Table(title="measured ok boots (seconds)", title_justify="left")
-    for heading in ("metric", "variant", "n", "median", "min", "max"):
-        metrics.add_column(heading, justify="left" if heading in ("metric", "variant") else "right")
-    from bootscope.experiment.summary import SUMMARY_METRICS
-
-    for metric in SUMMARY_METRICS:
-        for summary in summaries:
-            spread = summary.metrics[metric]
-            metrics.add_row(
-                metric,
-                escape(summary.name),
-                str(spread.n),
-                _fmt(spread.median),
-                _fmt(spread.min),
-                _fmt(spread.max),
-            )
-        metrics.add_section()
-    out.print(metrics)
-    out.print(f"accelerator: {escape(exp.accel)} ({escape(exp.accel_reason)})")
-    how = "" if seed_given else f" (drawn at random: --seed {exp.seed} repeats this order)"
-    out.print(f"seed: {exp.seed}{how}; boots run now: {result.boots_run}")
-    if result.until_satisfied:
-        how = "before --max-n" if result.stopped_early else "at --max-n"
-        out.print(f"--until precise: the samples are precise enough ({how})")
-    elif result.until_satisfied is False:
-        out.print("--until precise: [yellow]not precise enough[/yellow] when --max-n was reached")
-    out.print(f"stored: experiment {exp.id} in {escape(db)} (bootscope export {exp.id} --db {escape(db)})")
-
-
-def _document(result: RunResult, summaries: list[VariantSummary], db: str) -> dict[str, Any]:
-    exp = result.experiment
-    return {
-        "experiment": exp.id,
-        "db": db,
-        "status": exp.status,
-        "seed": exp.seed,
-        "accel": exp.accel,
-        "accel_reason": exp.accel_reason,
-        "boots_run": result.boots_run,
-        "stopped_early": result.stopped_early,
-        "until_satisfied": result.until_satisfied,
-        "notes": list(result.notes),
-        "variants": [
-            {
-                "name": s.name,
-                "ok": s.ok,
-                "failed": s.failed,
-                "warmup": s.warmup,
-                "disturbed": s.disturbed,
-                "metrics": {
-                    name: {"n": m.n, "median": m.median, "min": m.min, "max": m.max}
-                    for name, m in s.metrics.items()
-                },
-            }
-            for s in summaries
-        ],
-    }
+        summary = summarize_run(store, result.experiment.id)
+    if as_json:
+        out.print_json(json.dumps(run_document(result, summary, store.name)))
+        return
+    print_run(out, result, summary, store.name, seed_given=seed is not None or resume is not None)

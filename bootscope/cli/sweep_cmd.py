@@ -14,10 +14,10 @@ from rich.table import Table
 from bootscope.cli.console import output_console
 from bootscope.defaults import ALPHA, DEFAULT_DB
 from bootscope.errors import BootError, BootscopeError, InputError, StatsError
-from bootscope.experiment.plan import Plan, VariantSpec, apply_option, resolve_seed
+from bootscope.lab.plan import Plan, VariantSpec, apply_option, resolve_seed
 
 if TYPE_CHECKING:
-    from bootscope.experiment.progress import Reporter
+    from bootscope.lab.progress import Reporter
 
 FORMATS = ("table", "json")
 # Plan-file keys that are run settings rather than options of the booted machine.
@@ -25,7 +25,7 @@ _SETTINGS = ("samples", "warmup", "seed", "jobs", "timeout", "accel", "metric")
 
 
 def _definition(metric: str) -> str:
-    from bootscope.analyze.metrics import DEFINITIONS
+    from bootscope.metrics import DEFINITIONS
 
     if metric not in DEFINITIONS:
         raise InputError(f"unknown metric {metric!r}; known metrics: {', '.join(DEFINITIONS)}")
@@ -38,7 +38,7 @@ def _check_format(fmt: str) -> None:
 
 
 def _reporter(fmt: str) -> Reporter:
-    from bootscope.experiment.progress import RichReporter, SilentReporter
+    from bootscope.lab.progress import RichReporter, SilentReporter
 
     return SilentReporter() if fmt == "json" else RichReporter()
 
@@ -78,7 +78,7 @@ def sweep(
     timeout: Annotated[float, typer.Option(help="Seconds before a boot is given up.")] = 120.0,
 ) -> None:
     """Boot a grid of options, machines and kernels; compare every cell with the baseline cell."""
-    from bootscope.experiment.sweep import expand_grid, parse_param, read_grid_file, run_sweep, sweep_plan
+    from bootscope.lab.sweep import expand_grid, parse_param, read_grid_file, run_sweep, sweep_plan
     from bootscope.stats.compare import Options  # scipy: only when run
     from bootscope.store import Store
 
@@ -113,7 +113,7 @@ def sweep(
     plan = sweep_plan(cells, base, template)
     with Store.open(db) as store:
         result = run_sweep(cells, plan, store, metric, Options(alpha=alpha), _reporter(fmt))
-    from bootscope.experiment.sweep import sweep_json
+    from bootscope.lab.sweep import sweep_json
 
     data = sweep_json(result)
     if fmt == "json":
@@ -187,7 +187,7 @@ def history(
     accel: Annotated[str, typer.Option(help="auto, kvm or tcg.")] = "auto",
 ) -> None:
     """The metric across kernel versions, and the steps (change points) where it moved."""
-    from bootscope.experiment.history import history_from_run, history_plan, resolve_versions, run_history
+    from bootscope.lab.history import history_from_run, history_plan, resolve_versions, run_history
     from bootscope.store import Store
 
     _check_format(fmt)
@@ -309,8 +309,8 @@ def bisect_run(
     warmup: Annotated[int, typer.Option(help="Warm-up boots per batch.")] = 0,
 ) -> None:
     """For `git bisect run`: build, boot, compare with the baseline; exit 0 good, 1 bad, 125 skip."""
-    from bootscope.experiment import bisect
-    from bootscope.experiment.progress import SilentReporter
+    from bootscope.lab import bisect
+    from bootscope.lab.progress import SilentReporter
 
     try:
         if ":" not in baseline:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import IO, Any
 
 import bootscope
-from bootscope.analyze.metrics import DEFINITIONS
+from bootscope.metrics import DEFINITIONS
 from bootscope.model import Breakdown, Initcall
 
 SCHEMA_VERSION = 1

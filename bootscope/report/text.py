@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from bootscope.analyze.metrics import DEFINITIONS
+from bootscope.metrics import DEFINITIONS
 from bootscope.model import Breakdown
 
 BAR_WIDTH = 20

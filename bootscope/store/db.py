@@ -214,6 +214,19 @@ class Store:
                 sa.update(schema.experiments).where(schema.experiments.c.id == exp_id).values(status=status)
             )
 
+    def supersede(self, exp_id: int, boot_ids: Sequence[int]) -> None:
+        """Mark stored boot attempts as replaced by a later attempt (a disturbed or interrupted
+        measurement that is run again); their logs stay stored. Raises StoreError."""
+        if not boot_ids:
+            return
+        boots = schema.boots
+        with self._write("updating") as conn:
+            conn.execute(
+                sa.update(boots)
+                .where(boots.c.experiment == exp_id, boots.c.id.in_(list(boot_ids)))
+                .values(superseded=True)
+            )
+
     def record_boot(self, exp_id: int, record: BootRecord, lines: Sequence[LogLine]) -> int:
         """Store one boot, its metric samples and its compressed log in one transaction; return its id.
 

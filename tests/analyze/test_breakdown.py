@@ -9,7 +9,7 @@ import pytest
 
 from bootscope.analyze import analyze_boot
 from bootscope.analyze.advisor import advise
-from bootscope.analyze.metrics import DEFINITIONS, UNITS
+from bootscope.metrics import DEFINITIONS, UNITS
 from bootscope.errors import InputError
 from bootscope.model import LogLine
 from bootscope.parse import parse_log

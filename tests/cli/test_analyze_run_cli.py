@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bootscope.experiment.plan import VariantSpec
+from bootscope.lab.plan import VariantSpec
 from bootscope.model import LogLine
 from bootscope.store import BootRecord, Store, VariantRecord
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from bootscope.experiment.schedule import build_schedule
+from bootscope.lab.schedule import build_schedule
 from bootscope.store import BootRecord, Store, VariantRecord
 
 WAIT_LIMIT_S = 400.0

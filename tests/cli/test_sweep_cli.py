@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from bootscope.cli import main
-from bootscope.experiment.plan import Plan, VariantSpec
+from bootscope.lab.plan import Plan, VariantSpec
 from bootscope.store import BootRecord, Store, VariantRecord
 
 

@@ -7,7 +7,7 @@ import re
 
 from report_fixtures import HOSTILE, hand_view
 
-from bootscope.analyze.metrics import DEFINITIONS
+from bootscope.metrics import DEFINITIONS
 from bootscope.report.html import json_for_script, plotly_js, render_boot_report
 from bootscope.report.views import BootView, drawable_initcalls
 

@@ -25,10 +25,11 @@ from pathlib import Path
 
 import numpy as np
 
+from bootscope.amounts import parse_fraction
 from bootscope.errors import InputError, StatsError
-from bootscope.experiment.execute import start_experiment
-from bootscope.experiment.plan import Plan, VariantSpec, plan_from_dict, validate_plan
-from bootscope.experiment.progress import Reporter
+from bootscope.lab.execute import start_experiment
+from bootscope.lab.plan import Plan, VariantSpec, plan_from_dict, validate_plan
+from bootscope.lab.progress import Reporter
 from bootscope.stats.rank import hodges_lehmann, mann_whitney
 from bootscope.store import Store
 
@@ -59,14 +60,7 @@ def parse_threshold(text: str) -> float:
 
     Raises InputError unless it is a number with an optional ``%`` between 0 and 100 %.
     """
-    stripped = text.strip()
-    try:
-        value = float(stripped.removesuffix("%")) / (100.0 if stripped.endswith("%") else 1.0)
-    except ValueError:
-        raise InputError(f"--threshold {text!r}: give a percentage like 5% or a fraction like 0.05") from None
-    if not 0 <= value < 1:
-        raise InputError(f"--threshold {text!r} must lie between 0 and 100 %")
-    return value
+    return parse_fraction(text, "--threshold", allow_zero=True)
 
 
 def looks_allowed(n: int, max_n: int) -> int:

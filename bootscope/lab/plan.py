@@ -18,10 +18,11 @@ from typing import Any
 
 from bootscope import defaults
 from bootscope.errors import InputError
+from bootscope.lab import variants
+from bootscope.lab.variants import NAME_RE, OptionTable, whole_number
 
 ACCELS = ("auto", "kvm", "tcg")
 UNTIL = ("precise",)
-_NAME_RE = re.compile(r"^[A-Za-z0-9_.+-]{1,64}$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,17 +110,7 @@ def resolve_seed(seed: int | None) -> int:
 
 def _int(option: str, low: int, high: int) -> Callable[[VariantSpec, Any], dict[str, Any]]:
     field_name = {"smp": "smp", "mem": "mem_mb", "icount": "icount_shift"}[option]
-
-    def apply(_spec: VariantSpec, value: Any) -> dict[str, Any]:
-        try:
-            number = int(str(value).strip())
-        except ValueError:
-            raise InputError(f"option {option}: {value!r} is not a whole number") from None
-        if not low <= number <= high:
-            raise InputError(f"option {option}: {number} is outside {low}..{high}")
-        return {field_name: number}
-
-    return apply
+    return lambda _spec, value: {field_name: whole_number(option, value, low, high)}
 
 
 def _words(value: Any) -> tuple[str, ...]:
@@ -186,48 +177,21 @@ OPTIONS: dict[str, Callable[[VariantSpec, Any], dict[str, Any]]] = {
     "disk": _disk,
 }
 # Options whose value is free text in which a comma may appear (`qemu-arg=-device virtio-rng,id=r`).
-_FREE_TEXT = ("append", "qemu-arg", "command", "marker", "cpu")
+BOOT_OPTIONS = OptionTable(
+    OPTIONS, free_text=("append", "qemu-arg", "command", "marker", "cpu"), aliases={"qemu-args": "qemu-arg"}
+)
 
 
 def apply_option(spec: VariantSpec, option: str, value: Any) -> VariantSpec:
-    """Return ``spec`` with one option applied; raises InputError naming an unknown option or bad value."""
-    key = option.strip().replace("_", "-")
-    if key == "qemu-args":
-        key = "qemu-arg"
-    if key not in OPTIONS:
-        raise InputError(f"unknown variant option {option!r} (known: {', '.join(OPTIONS)})")
-    return replace(spec, **OPTIONS[key](spec, value))
+    """Return ``spec`` with one boot option applied; raises InputError naming an unknown option or a
+    bad value."""
+    return variants.apply_option(spec, option, value, BOOT_OPTIONS)
 
 
 def parse_variant(text: str, base: VariantSpec) -> VariantSpec:
-    """Return the variant that ``NAME:OPTION=VALUE,...`` describes, starting from ``base``.
-
-    A comma followed by something that is not ``OPTION=`` belongs to the previous free-text value
-    (append, qemu-arg, command, marker, cpu). Raises InputError naming the bad part."""
-    name, _, rest = text.partition(":")
-    name = name.strip()
-    if not _NAME_RE.match(name):
-        raise InputError(
-            f"bad --variant {text!r}: expected NAME:OPTION=VALUE,... with a name of letters, digits, _.+-"
-        )
-    items: list[tuple[str, str]] = []
-    for piece in rest.split(",") if rest.strip() else []:
-        key, eq, value = piece.partition("=")
-        known = key.strip().replace("_", "-") in OPTIONS
-        if eq and known:
-            items.append((key, value))
-        elif items and items[-1][0].strip() in _FREE_TEXT:
-            items[-1] = (items[-1][0], f"{items[-1][1]},{piece}")
-        elif not eq:
-            raise InputError(f"bad --variant {text!r}: {piece!r} is not OPTION=VALUE")
-        else:
-            raise InputError(
-                f"bad --variant {text!r}: unknown option {key.strip()!r} (known: {', '.join(OPTIONS)})"
-            )
-    spec = replace(base, name=name)
-    for key, value in items:
-        spec = apply_option(spec, key, value)
-    return spec
+    """Return the boot variant that ``NAME:OPTION=VALUE,...`` describes, starting from ``base``
+    (free text: append, qemu-arg, command, marker, cpu). Raises InputError naming the bad part."""
+    return variants.parse_variant(text, base, BOOT_OPTIONS)
 
 
 _RUN_KEYS = {
@@ -279,7 +243,7 @@ def read_plan_file(path: Path) -> tuple[VariantSpec, list[VariantSpec], dict[str
                 raise InputError(f"plan {path}: {error}") from None
     variants = []
     for name, options in variant_tables.items():
-        if not _NAME_RE.match(name) or not isinstance(options, dict):
+        if not NAME_RE.match(name) or not isinstance(options, dict):
             raise InputError(f"plan {path}: bad variant [variants.{name}]")
         spec = replace(base, name=name)
         for key, value in options.items():

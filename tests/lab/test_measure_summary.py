@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bootscope.experiment.execute import measure
-from bootscope.experiment.plan import VariantSpec
-from bootscope.experiment.summary import compare_variants, failed_boots, summarize
+from bootscope.lab.execute import measure
+from bootscope.lab.plan import VariantSpec
+from bootscope.lab.summary import compare_variants, failed_boots, summarize
 from bootscope.model import Boot, LogLine
 from bootscope.stats.compare import Options
 from bootscope.store import BootRecord

@@ -13,10 +13,10 @@ import pytest
 from scipy import stats as sps
 
 from bootscope.errors import InputError
-from bootscope.experiment import execute
-from bootscope.experiment.plan import Plan, VariantSpec
-from bootscope.experiment.schedule import build_schedule
-from bootscope.experiment.stopping import (
+from bootscope.lab import execute
+from bootscope.lab.plan import Plan, VariantSpec
+from bootscope.lab.schedule import build_schedule
+from bootscope.lab.stopping import (
     STOP_METRIC,
     median_precise_enough,
     precision_stop_rule,

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from bootscope.experiment import execute
-from bootscope.experiment.plan import Plan, VariantSpec
-from bootscope.experiment.schedule import Slot
-from bootscope.experiment.summary import summarize
+from bootscope.lab import execute
+from bootscope.lab.plan import Plan, VariantSpec
+from bootscope.lab.schedule import Slot
+from bootscope.lab.summary import summarize
 from bootscope.store import BootRecord, Store
 
 HOG = [sys.executable, "-c", "while True: pass"]

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from bootscope.errors import InputError
-from bootscope.experiment.execute import prepare_configs
-from bootscope.experiment.plan import Plan, VariantSpec, build_plan, parse_variant, plan_from_dict
-from bootscope.experiment.schedule import build_schedule
+from bootscope.lab.execute import prepare_configs
+from bootscope.lab.plan import Plan, VariantSpec, build_plan, parse_variant, plan_from_dict
+from bootscope.lab.schedule import build_schedule
 from bootscope.sources.qemu import build_command
 
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from bootscope.analyze.metrics import UNITS
+from bootscope.metrics import COMPARED_METRICS, KEXEC_METRICS, SUMMARY_METRICS, unit_of
 from bootscope.model import Comparison
 from bootscope.stats.compare import Options, compare_many
-from bootscope.store.records import BootRecord
-
-SUMMARY_METRICS = ("kernel_init_s", "userspace_s", "host_wall_s")
+from bootscope.store import Store
+from bootscope.store.records import BootRecord, ExperimentRecord
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,8 +41,11 @@ class VariantSummary:
     metrics: dict[str, MetricSpread] = field(default_factory=dict)
 
 
-def summarize(boots: Sequence[BootRecord], variants: Sequence[str]) -> list[VariantSummary]:
-    """Return one summary per name in ``variants`` (in that order) from an experiment's stored boots."""
+def summarize(
+    boots: Sequence[BootRecord], variants: Sequence[str], metrics: Sequence[str] = SUMMARY_METRICS
+) -> list[VariantSummary]:
+    """Return one summary per name in ``variants`` (in that order) from an experiment's stored boots,
+    with the spread of each of ``metrics`` (default: the boot summary's)."""
     result = []
     for name in variants:
         mine = [boot for boot in boots if boot.variant == name]
@@ -50,7 +53,7 @@ def summarize(boots: Sequence[BootRecord], variants: Sequence[str]) -> list[Vari
         measured = [boot for boot in final if not boot.warmup]
         ok = [boot for boot in measured if boot.outcome == "ok"]
         spreads = {}
-        for metric in SUMMARY_METRICS:
+        for metric in metrics:
             values = [v for v in (boot.metrics.get(metric) for boot in ok) if v is not None]
             spreads[metric] = MetricSpread(
                 n=len(values),
@@ -76,9 +79,6 @@ def failed_boots(boots: Sequence[BootRecord]) -> list[BootRecord]:
     return [boot for boot in boots if not boot.superseded and boot.outcome != "ok"]
 
 
-# The metrics compared at the end of a run: the guest's own times (host_wall_s also holds firmware
-# and QEMU start-up, which no kernel change moves).
-COMPARED_METRICS = ("kernel_init_s", "userspace_s")
 MIN_COMPARED_N = 2  # compare needs at least two samples a side
 
 
@@ -110,6 +110,47 @@ def compare_variants(
             else:
                 notes.append(f"{metric}: {name} has {len(values)} value(s); not compared")
         if compared:
-            unit = UNITS.get(metric, "s")
+            unit = unit_of(metric)
             comparisons.append(compare_many(base, compared, metric, unit, options, baseline_name=baseline))
     return comparisons, notes
+
+
+@dataclass(frozen=True, slots=True)
+class RunSummary:
+    """What a finished run says: per-variant summaries, the final attempts that failed, each other
+    variant compared with the first per compared metric, and notes on what was not compared."""
+
+    experiment: ExperimentRecord
+    summaries: list[VariantSummary]
+    failed: list[BootRecord]
+    comparisons: list[list[Comparison]]
+    compare_notes: list[str]
+    metrics: tuple[str, ...]
+
+
+def workload_metrics(plan: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Return (summarised metrics, compared metrics) for a stored plan's workload: a kexec run's
+    reboot metrics, else a boot run's."""
+    if plan.get("workload") == "kexec" or plan.get("command") == "kexec":
+        return KEXEC_METRICS, KEXEC_METRICS
+    return SUMMARY_METRICS, COMPARED_METRICS
+
+
+def summarize_run(store: Store, experiment_id: int, options: Options | None = None) -> RunSummary:
+    """Return the summary of a stored run (boot or kexec), read back from ``store``; raises
+    StoreError for an unknown run, StatsError only for NaN or infinite values."""
+    experiment = store.experiment(experiment_id)
+    boots = store.boots(experiment.id)
+    names = [v.name for v in experiment.variants]
+    shown, compared = workload_metrics(experiment.plan)
+    comparisons, notes = compare_variants(
+        {metric: store.samples(experiment.id, metric) for metric in compared}, names, options
+    )
+    return RunSummary(
+        experiment=experiment,
+        summaries=summarize(boots, names, shown),
+        failed=failed_boots(boots),
+        comparisons=comparisons,
+        compare_notes=notes,
+        metrics=shown,
+    )

@@ -10,8 +10,8 @@ import pytest
 from scipy import stats as sps
 
 from bootscope.errors import InputError, StatsError
-from bootscope.experiment.plan import Plan, VariantSpec
-from bootscope.experiment.sweep import (
+from bootscope.lab.plan import Plan, VariantSpec
+from bootscope.lab.sweep import (
     analyse_sweep,
     cell_variant,
     expand_grid,

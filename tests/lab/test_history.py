@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from bootscope.errors import InputError
-from bootscope.experiment.history import (
+from bootscope.lab.history import (
     analyse_history,
     history_from_run,
     history_plan,
@@ -17,7 +17,7 @@ from bootscope.experiment.history import (
     resolve_versions,
     run_history,
 )
-from bootscope.experiment.plan import Plan, VariantSpec
+from bootscope.lab.plan import Plan, VariantSpec
 from bootscope.store import Store
 
 # Under -icount the guest clock counts instructions, so host load (other engineers' boots on the same

@@ -16,7 +16,7 @@ from captures import load_chain_capture
 from bootscope.analyze.kexec import KEXEC_METRICS, chain_hops
 from bootscope.cli.report_inputs import run_view
 from bootscope.errors import InputError
-from bootscope.experiment.kexec import (
+from bootscope.lab.kexec import (
     INTERRUPTED_REASON,
     ChainRecorder,
     KexecVariant,

@@ -16,9 +16,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from bootscope.errors import BootError, InputError
-from bootscope.experiment.execute import start_experiment
-from bootscope.experiment.plan import Plan, VariantSpec, plan_from_dict, validate_plan
-from bootscope.experiment.progress import Reporter
+from bootscope.lab.execute import start_experiment
+from bootscope.lab.plan import Plan, VariantSpec, plan_from_dict, validate_plan
+from bootscope.lab.progress import Reporter
 from bootscope.stats.changepoint import ChangePointResult, detect_change_points
 from bootscope.stats.summary import median_ci
 from bootscope.store import Store

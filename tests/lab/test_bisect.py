@@ -13,7 +13,7 @@ from scipy import stats as sps
 
 from bootscope.cli import main
 from bootscope.errors import InputError, StatsError
-from bootscope.experiment.bisect import (
+from bootscope.lab.bisect import (
     BAD,
     GOOD,
     UNKNOWN,
@@ -22,8 +22,8 @@ from bootscope.experiment.bisect import (
     looks_allowed,
     parse_threshold,
 )
-from bootscope.experiment.execute import start_experiment
-from bootscope.experiment.plan import Plan, VariantSpec
+from bootscope.lab.execute import start_experiment
+from bootscope.lab.plan import Plan, VariantSpec
 from bootscope.store import Store
 
 

@@ -1,9 +1,10 @@
-"""Turn one captured boot (console lines with host arrival times) into its breakdown and metrics.
+"""The one analysis of a captured boot (console lines with host arrival times): its breakdown.
 
-Shared by ``bootscope run`` (every boot as it ends) and ``bootscope analyze --run ID --boot K`` (a
-stored boot, later): both must read a console the same way, including one on which ``quiet`` left no
-timed kernel line, where the marker still carries the guest's uptime and the host stamps still give
-the wall time.
+Every command reads a stored or just-captured boot through :func:`analyze_captured`: the boot
+workload when a boot ends (its stored metrics come from here), ``analyze --run``, ``report --run``,
+``trace --run``, ``plot --run`` and ``compare``. So the same boot gives the same numbers everywhere,
+including a console on which ``quiet`` left no timed kernel line, where the marker still carries the
+guest's uptime and the host stamps still give the wall time.
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from bootscope import defaults
-from bootscope.analyze import analyze_boot
-from bootscope.errors import BootscopeError, ParseError
-from bootscope.model import Boot, Breakdown, LogLine
+from bootscope.analyze.breakdown import analyze_boot
+from bootscope.errors import ParseError
+from bootscope.metrics import KERNEL_INIT_S
+from bootscope.model import Breakdown, LogLine
 from bootscope.parse import parse_captured
 
 # Firmware's terminal resets (ESC c, ESC [2J) can share a line with the marker when the kernel is
@@ -24,8 +26,7 @@ from bootscope.parse import parse_captured
 # line start, so analysis sees only the text after the last one (the store keeps the raw line).
 _RESET_OR_CLEAR = re.compile(r"\x1bc|\x1b\[[0-9;]*2J")
 _LEADING_ESCAPES = re.compile(r"^(?:\x1b(?:\[[0-9;?]*[A-Za-z]|[^\[]))+")
-METRICS = ("kernel_init_s", "userspace_s", "host_wall_s", "host_kernel_start_s")
-NO_TIMED_LINE = "no timed kernel line, so no kernel_init_s"
+NO_TIMED_LINE = f"no timed kernel line, so no {KERNEL_INIT_S}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,18 +80,3 @@ def analyze_captured(
         lines, note, fmt_name, warnings = cleaned, NO_TIMED_LINE, "untimed", ()
     breakdown = analyze_boot(lines, top_n=top_n, marker_regex=marker_regex, host_start_ns=host_start_ns)
     return CapturedAnalysis(breakdown, fmt_name, warnings, note)
-
-
-def measure_boot(
-    boot: Boot, marker: str, release_hint: str | None
-) -> tuple[dict[str, float | None], str | None, str]:
-    """Return (metrics in seconds, kernel release, note) for one boot; ``marker`` is the variant's
-    marker regex. The note says why a boot could not be (fully) analysed. Never raises for a bad log."""
-    try:
-        analysis = analyze_captured(
-            boot.lines, host_start_ns=boot.host_start_ns, marker_regex=user_marker(marker)
-        )
-    except BootscopeError as error:
-        return {}, release_hint, f"not analysed: {error}"
-    metrics = {name: getattr(analysis.breakdown.metrics, name) for name in METRICS}
-    return metrics, analysis.breakdown.identity.release or release_hint, analysis.note

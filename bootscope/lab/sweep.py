@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from bootscope.errors import InputError, StatsError
-from bootscope.experiment.execute import start_experiment
-from bootscope.experiment.plan import Plan, VariantSpec, apply_option, read_toml, validate_plan
-from bootscope.experiment.progress import Reporter
+from bootscope.lab.execute import start_experiment
+from bootscope.lab.plan import Plan, VariantSpec, apply_option, read_toml, validate_plan
+from bootscope.lab.progress import Reporter
 from bootscope.model import Comparison
 from bootscope.stats.compare import FASTER, Options, compare_many
 from bootscope.stats.effects import MainEffects, main_effects

@@ -1,0 +1,190 @@
+"""The boot workload: one QEMU boot per slot, measured from its console and stored as one record.
+
+Each variant of the plan becomes a BootConfig once (kernel resolved, initramfs built); every slot
+boots it on the target, reads the console with the one captured-boot analysis
+(:func:`bootscope.analyze.captured.analyze_captured`) and emits the boot with its metrics.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, ClassVar
+
+from bootscope.analyze.captured import analyze_captured, user_marker
+from bootscope.errors import BootscopeError, InputError
+from bootscope.lab.plan import Plan, VariantSpec, plan_from_dict
+from bootscope.lab.schedule import Slot
+from bootscope.lab.target import Target
+from bootscope.lab.workload import RunSettings, SlotRun
+from bootscope.metrics import BOOT_METRICS, BOOT_STOP_METRIC
+from bootscope.model import Boot
+from bootscope.sources.accel import AccelChoice
+from bootscope.sources.qemu import BootConfig, disk_format
+from bootscope.store.records import BootRecord, VariantRecord
+
+
+def measure(
+    boot: Boot, marker: str, release_hint: str | None
+) -> tuple[dict[str, float | None], str | None, str]:
+    """Return (metrics in seconds, kernel release, note) for one boot; ``marker`` is the variant's
+    marker regex. The note says why a boot could not be (fully) analysed. Never raises for a bad log."""
+    try:
+        analysis = analyze_captured(
+            boot.lines, host_start_ns=boot.host_start_ns, marker_regex=user_marker(marker)
+        )
+    except BootscopeError as error:
+        return {}, release_hint, f"not analysed: {error}"
+    metrics = {name: getattr(analysis.breakdown.metrics, name) for name in BOOT_METRICS}
+    return metrics, analysis.breakdown.identity.release or release_hint, analysis.note
+
+
+@dataclass(slots=True)
+class BootWorkload:
+    """The plan's variants, each booted once per slot."""
+
+    plan: Plan
+    kind: ClassVar[str] = "boot"
+    configs: dict[str, BootConfig] = field(default_factory=dict)
+    releases: dict[str, str | None] = field(default_factory=dict)
+
+    @classmethod
+    def from_document(cls, document: Mapping[str, Any]) -> BootWorkload:
+        """Return the workload of a stored plan (see :meth:`document`); raises InputError."""
+        return cls(plan_from_dict({k: v for k, v in document.items() if k != "workload"}))
+
+    @property
+    def settings(self) -> RunSettings:
+        """The plan's run settings."""
+        plan = self.plan
+        return RunSettings(
+            seed=plan.seed,
+            samples_per_variant=plan.samples_per_variant,
+            warmup_per_variant=plan.warmup_per_variant,
+            accel=plan.accel,
+            jobs=plan.jobs,
+            quiet_host=plan.quiet_host,
+            until=plan.until,
+            precision=plan.precision,
+            max_n=plan.max_n,
+        )
+
+    @property
+    def timeout_s(self) -> float:
+        """Seconds one boot may take."""
+        return self.plan.timeout_s
+
+    @property
+    def variants(self) -> tuple[str, ...]:
+        """The variant names, baseline first."""
+        return tuple(v.name for v in self.plan.variants)
+
+    @property
+    def records_per_slot(self) -> int:
+        """One boot per slot."""
+        return 1
+
+    @property
+    def stop_metric(self) -> str:
+        """``--until precise`` judges the guest's time to its marker."""
+        return BOOT_STOP_METRIC
+
+    @property
+    def max_smp(self) -> int:
+        """The most vCPUs of any variant."""
+        return max(v.smp for v in self.plan.variants)
+
+    def document(self) -> dict[str, Any]:
+        """Return the plan as stored with the experiment."""
+        return {"workload": self.kind, **self.plan.to_dict()}
+
+    def variant_records(self) -> list[VariantRecord]:
+        """Return each variant's options for the store."""
+        return [VariantRecord(v.name, v.config()) for v in self.plan.variants]
+
+    def choose_accel(self, target: Target, requested: str) -> AccelChoice:
+        """Return TCG for ``--icount`` (only TCG counts instructions), else the target's choice, probed
+        with the first variant's kernel and bootscope's own initramfs."""
+        if requested == "auto" and any(v.icount_shift is not None for v in self.plan.variants):
+            return AccelChoice("tcg", "TCG: --icount counts instructions, which only TCG can do")
+        first = self.plan.variants[0]
+        kernel = target.resolve_kernel(first.kernel, initrd=Path(first.initrd) if first.initrd else None)
+        # A disk boot ends on the user's marker, which the probe does not know: probe with bootscope's own.
+        probe_initrd = _guest_initrd(first, target) or target.build_initramfs((), ())
+        return target.choose_accel(requested, kernel.image, probe_initrd)
+
+    def prepare(self, target: Target, accel: str) -> list[str]:
+        """Resolve every variant's kernel and build its initramfs; raises BootError or InputError
+        (naming the variant) before anything is stored. Returns no notes."""
+        for variant in self.plan.variants:
+            kernel = target.resolve_kernel(
+                variant.kernel, initrd=Path(variant.initrd) if variant.initrd else None
+            )
+            disk = Path(variant.disk) if variant.disk else None
+            config = BootConfig(
+                kernel=kernel.image,
+                initrd=_guest_initrd(variant, target),
+                append=variant.append,
+                smp=variant.smp,
+                mem_mb=variant.mem_mb,
+                cpu=variant.cpu,
+                accel=accel,
+                icount_shift=variant.icount_shift,
+                extra_qemu_args=variant.qemu_args,
+                timeout_s=self.plan.timeout_s,
+                marker_regex=variant.marker,
+                # The marker ends the measurement; waiting for the guest's poweroff would only cost time.
+                stop_on_marker=True,
+                disk=disk,
+                # Inspected once here, not before every boot.
+                disk_format=disk_format(disk) if disk is not None else None,
+            )
+            try:
+                target.check(config)
+            except InputError as error:
+                raise InputError(f"variant {variant.name}: {error}") from None
+            self.configs[variant.name] = config
+            self.releases[variant.name] = kernel.release
+        return []
+
+    def slot_done(self, slot: Slot, records: Sequence[BootRecord]) -> bool:
+        """A boot slot is done once it has a final record."""
+        return bool(records)
+
+    def run_slot(self, run: SlotRun, target: Target) -> None:
+        """Boot the slot's variant once and emit it, unless Ctrl-C stopped the boot (its outcome then
+        says nothing about the kernel)."""
+        variant = self._variant(run.slot.variant)
+        config = replace(self.configs[variant.name], cpu_affinity=run.affinity)
+        boot = target.boot(config, run.on_line, run.on_start)
+        if run.cancelled():
+            raise KeyboardInterrupt
+        metrics, release, note = measure(boot, variant.marker, self.releases[variant.name])
+        record = BootRecord(
+            variant=variant.name,
+            index=run.first_index,
+            warmup=run.slot.warmup,
+            outcome=boot.outcome.value,
+            reason="; ".join(part for part in (boot.reason, note) if part),
+            accel=boot.accel,
+            command=boot.command,
+            kernel_release=release,
+            host_start_ns=boot.host_start_ns,
+            metrics=metrics,
+        )
+        run.emit(record, boot.lines)
+
+    def _variant(self, name: str) -> VariantSpec:
+        return next(v for v in self.plan.variants if v.name == name)
+
+
+def _guest_initrd(variant: VariantSpec, target: Target) -> Path | None:
+    """Return the initramfs ``variant`` boots: the user's own, none (a disk boots by itself), or
+    bootscope's, built on ``target`` with the variant's commands and files."""
+    if variant.initrd:
+        return Path(variant.initrd)
+    if variant.disk:
+        return None
+    files = tuple((Path(host), guest) for host, guest in variant.files)
+    return target.build_initramfs(variant.commands, files)

@@ -1,0 +1,65 @@
+"""The run use case: boot a plan's variants (the boot workload) on a target with the one runner.
+
+``bootscope run``, ``sweep``, ``history`` and ``bisect-run`` all start or resume boot experiments
+through these two functions; the loop itself is :mod:`bootscope.lab.runner`.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from bootscope.lab import runner
+from bootscope.lab.boot import BootWorkload
+from bootscope.lab.kexec import KexecWorkload
+from bootscope.lab.kexec_plan import KexecPlan
+from bootscope.lab.plan import Plan
+from bootscope.lab.progress import Reporter
+from bootscope.lab.runner import RunResult
+from bootscope.lab.stopping import StopRule
+from bootscope.lab.target import LocalQemu, Target
+from bootscope.store import Store
+
+__all__ = ["RunResult", "resume_experiment", "start_experiment", "start_kexec"]
+
+
+def start_experiment(
+    plan: Plan,
+    store: Store,
+    reporter: Reporter | None = None,
+    stop_rule: StopRule | None = None,
+    cancel: threading.Event | None = None,
+    target: Target | None = None,
+) -> RunResult:
+    """Create the experiment for ``plan`` in ``store`` and boot it on ``target`` (default: QEMU on
+    this host); return how it ended. ``stop_rule`` overrides the rule that ``plan.until`` names;
+    setting ``cancel`` (e.g. from a signal handler) stops the run as Ctrl-C does. Raises
+    BootError/InputError before anything is stored (no kernel, bad options), StoreError if the store
+    fails, KeyboardInterrupt on Ctrl-C (after marking the experiment interrupted)."""
+    return runner.start(BootWorkload(plan), target or LocalQemu(), store, reporter, stop_rule, cancel)
+
+
+def resume_experiment(
+    experiment_id: int | str,
+    store: Store,
+    reporter: Reporter | None = None,
+    stop_rule: StopRule | None = None,
+    cancel: threading.Event | None = None,
+    target: Target | None = None,
+) -> RunResult:
+    """Run the slots of a stored experiment (a boot or a kexec run) that are not complete yet, with
+    the same plan, seed, order and accelerator; return how it ended. Raises like
+    :func:`start_experiment`."""
+    return runner.resume(experiment_id, store, target or LocalQemu(), reporter, stop_rule, cancel)
+
+
+def start_kexec(
+    plan: KexecPlan,
+    store: Store,
+    reporter: Reporter | None = None,
+    cancel: threading.Event | None = None,
+    target: Target | None = None,
+) -> RunResult:
+    """Create a kexec experiment for ``plan`` and run its chains on ``target`` (default: QEMU on this
+    host), every kernel stored as soon as it is complete; return how it ended (``boots_run`` counts
+    stored kernels, ``notes`` name ignored options). Raises like :func:`start_experiment`."""
+    return runner.start(KexecWorkload(plan), target or LocalQemu(), store, reporter, None, cancel)

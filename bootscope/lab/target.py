@@ -1,0 +1,99 @@
+"""Targets: where a workload's guests run.
+
+A target hands a workload what it needs to boot guests (kernels resolved, initramfs images built,
+an accelerator chosen) and boots one guest at a time, calling back for every console line. The
+runner never sees a target's insides, so a new place to run (a remote worker, a fake for tests) is
+one class with these methods. :class:`LocalQemu` is the real one: QEMU on this host.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+from bootscope.errors import BootError
+from bootscope.lab.hostinfo import host_info
+from bootscope.model import Boot, LogLine
+from bootscope.sources.accel import AccelChoice, choose_accel
+from bootscope.sources.initramfs import InitramfsSpec, build_initramfs
+from bootscope.sources.kernels import KernelImage, read_image_release, resolve_kernel
+from bootscope.sources.kexec import build_chain_initramfs
+from bootscope.sources.qemu import BootConfig, boot_once, validate
+
+LineCallback = Callable[[LogLine], None]
+StartCallback = Callable[[int], None]
+
+
+class Target(Protocol):
+    """A place that boots QEMU guests. Every method raises BootError (a missing tool, kernel or
+    file) or InputError (a bad option) rather than returning a half result."""
+
+    name: str
+
+    def resolve_kernel(self, spec: str, initrd: Path | None = None) -> KernelImage:
+        """Return the kernel that ``spec`` names (a path or ``debian:...``)."""
+
+    def read_release(self, image: Path) -> str | None:
+        """Return the release string that kernel ``image`` names, or None if it cannot be read."""
+
+    def build_initramfs(self, commands: tuple[str, ...], files: tuple[tuple[Path, str], ...]) -> Path:
+        """Return bootscope's initramfs that runs ``commands`` and holds ``files`` (host, guest)."""
+
+    def build_chain_initramfs(self, to_kernel: Path) -> Path:
+        """Return the kexec chain initramfs that kexecs into ``to_kernel``."""
+
+    def choose_accel(self, requested: str, kernel: Path, initrd: Path | None) -> AccelChoice:
+        """Return the accelerator for ``requested`` (auto, kvm, tcg) and why."""
+
+    def check(self, config: BootConfig) -> None:
+        """Raise InputError if ``config`` cannot be booted here (checked before anything is stored)."""
+
+    def boot(self, config: BootConfig, on_line: LineCallback | None, on_start: StartCallback | None) -> Boot:
+        """Boot once; ``on_line`` sees every console line as it arrives (it may raise
+        KeyboardInterrupt to stop the boot), ``on_start`` the guest process's pid."""
+
+    def host_info(self) -> dict[str, Any]:
+        """Return a JSON-able description of the machine that measures."""
+
+
+class LocalQemu:
+    """QEMU on this host: kernels from paths or Debian's packages, bootscope's initramfs built from
+    the host's busybox, KVM when a probe boot shows it works."""
+
+    name = "local-qemu"
+
+    def resolve_kernel(self, spec: str, initrd: Path | None = None) -> KernelImage:
+        """Return the kernel ``spec`` names, fetching Debian's package into the cache if needed."""
+        return resolve_kernel(spec, initrd=initrd)
+
+    def read_release(self, image: Path) -> str | None:
+        """Return the release that ``image``'s header names (None when it is not a readable bzImage)."""
+        try:
+            return read_image_release(image)
+        except BootError:
+            return None
+
+    def build_initramfs(self, commands: tuple[str, ...], files: tuple[tuple[Path, str], ...]) -> Path:
+        """Return bootscope's initramfs (cached by content) with ``commands`` and ``files``."""
+        return build_initramfs(InitramfsSpec(commands_before_marker=commands, extra_files=files))
+
+    def build_chain_initramfs(self, to_kernel: Path) -> Path:
+        """Return the chain initramfs (busybox, the host's kexec and ``to_kernel``)."""
+        return build_chain_initramfs(to_kernel)
+
+    def choose_accel(self, requested: str, kernel: Path, initrd: Path | None) -> AccelChoice:
+        """Return KVM or TCG for ``requested``, probing KVM with one boot for ``auto``."""
+        return choose_accel(requested, kernel, initrd)
+
+    def check(self, config: BootConfig) -> None:
+        """Raise InputError for options QEMU cannot take (see :func:`bootscope.sources.qemu.validate`)."""
+        validate(config)
+
+    def boot(self, config: BootConfig, on_line: LineCallback | None, on_start: StartCallback | None) -> Boot:
+        """Boot ``config`` in QEMU once (see :func:`bootscope.sources.qemu.boot_once`)."""
+        return boot_once(config, on_line=on_line, on_start=on_start)
+
+    def host_info(self) -> dict[str, Any]:
+        """Return this host's description (hostname, CPU, cores, kernel, QEMU and bootscope versions)."""
+        return host_info()

@@ -1,0 +1,130 @@
+"""The metric registry: every metric bootscope measures, declared once.
+
+Each entry says what the number is (name with its unit, the clock it is read on, the exact line or
+event that starts and ends it), which way is better, and which workload produces it. Reports, the
+store's exports, comparisons, the stopping rule and the CLI iterate this table; no other module
+spells a metric's name. A metric is read from a boot's :class:`bootscope.model.Metrics` by its name
+(the dataclass field of the same name), so a new metric is one field there and one entry here.
+
+Units other than seconds fit: ``unit`` is a short symbol (``s``, ``us``, ``count``) and ``scale``
+says how to print it next to seconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Clock(StrEnum):
+    """Which clock a metric is read on."""
+
+    GUEST_PRINTK = "guest printk time"
+    GUEST_UPTIME = "guest uptime"
+    HOST_MONOTONIC = "host monotonic time"
+
+
+@dataclass(frozen=True, slots=True)
+class Metric:
+    """One registered metric: its name (with its unit), unit symbol, clock, definition (the line or
+    event that starts and ends it), whether lower is better, and the workloads that produce it."""
+
+    name: str
+    unit: str
+    clock: Clock
+    definition: str
+    lower_is_better: bool = True
+    workloads: tuple[str, ...] = ("boot",)
+
+
+KERNEL_INIT_S = "kernel_init_s"
+USERSPACE_S = "userspace_s"
+HOST_WALL_S = "host_wall_s"
+HOST_KERNEL_START_S = "host_kernel_start_s"
+KEXEC_DOWNTIME_S = "kexec_downtime_s"
+KEXEC_BLIND_S = "kexec_blind_s"
+KEXEC_LOAD_S = "kexec_load_s"
+
+_TABLE = (
+    Metric(
+        KERNEL_INIT_S,
+        "s",
+        Clock.GUEST_PRINTK,
+        "guest printk time of the line 'Run /init as init process' (or /sbin/init and kin).",
+        workloads=("boot", "kexec"),
+    ),
+    Metric(
+        USERSPACE_S,
+        "s",
+        Clock.GUEST_UPTIME,
+        "guest uptime printed by the initramfs's first BOOTSCOPE-MARKER line, or the guest time of the"
+        " first line that the user's --marker regex matches.",
+    ),
+    Metric(
+        HOST_WALL_S,
+        "s",
+        Clock.HOST_MONOTONIC,
+        "host time from QEMU start to the marker line's arrival (includes firmware and decompression).",
+    ),
+    Metric(
+        HOST_KERNEL_START_S,
+        "s",
+        Clock.HOST_MONOTONIC,
+        "host time from QEMU start to the arrival of the first line with a kernel timestamp"
+        " (firmware, boot loader and decompression).",
+    ),
+    Metric(
+        KEXEC_DOWNTIME_S,
+        "s",
+        Clock.HOST_MONOTONIC,
+        "host time from the old kernel's last line before 'kexec -e' to the new kernel's marker.",
+        workloads=("kexec",),
+    ),
+    Metric(
+        KEXEC_BLIND_S,
+        "s",
+        Clock.HOST_MONOTONIC,
+        "host time from the old kernel's last line before 'kexec -e' to the new kernel's printk time"
+        " zero (purgatory, decompression and early setup, which the new kernel cannot log).",
+        workloads=("kexec",),
+    ),
+    Metric(
+        KEXEC_LOAD_S,
+        "s",
+        Clock.HOST_MONOTONIC,
+        "host time that the guest's 'kexec -l' (or -s) took to load the next kernel.",
+        workloads=("kexec",),
+    ),
+)
+
+REGISTRY: dict[str, Metric] = {metric.name: metric for metric in _TABLE}
+DEFINITIONS: dict[str, str] = {metric.name: metric.definition for metric in _TABLE}
+UNITS: dict[str, str] = {metric.name: metric.unit for metric in _TABLE}
+
+# What a QEMU boot stores per boot (read from its breakdown), and the subsets the end-of-run summary
+# shows and compares. host_wall_s is summarised but not compared: it also holds firmware and QEMU
+# start-up, which no kernel change moves.
+BOOT_METRICS = (KERNEL_INIT_S, USERSPACE_S, HOST_WALL_S, HOST_KERNEL_START_S)
+SUMMARY_METRICS = (KERNEL_INIT_S, USERSPACE_S, HOST_WALL_S)
+COMPARED_METRICS = (KERNEL_INIT_S, USERSPACE_S)
+# Every export names these, even when a boot did not reach them (value None).
+EXPORT_METRICS = SUMMARY_METRICS
+# A kexec reboot's metrics, in the order reports show them.
+KEXEC_METRICS = (KEXEC_DOWNTIME_S, KEXEC_BLIND_S, KEXEC_LOAD_S, KERNEL_INIT_S)
+# The metric that decides --until precise for a boot run (seed 000 times the boot to the shell).
+BOOT_STOP_METRIC = USERSPACE_S
+# The default metric of compare and friends: the kernel's own time to init.
+DEFAULT_METRIC = KERNEL_INIT_S
+# What the progress bar shows as a boot's last sample, first one present wins.
+PROGRESS_METRICS = (USERSPACE_S, KERNEL_INIT_S, KEXEC_DOWNTIME_S)
+
+
+def metric(name: str) -> Metric:
+    """Return the registered metric ``name``; raises KeyError for an unknown name."""
+    return REGISTRY[name]
+
+
+def unit_of(name: str) -> str:
+    """Return the unit symbol of ``name``, ``s`` for a name not registered (e.g. a user's column)."""
+    entry = REGISTRY.get(name)
+    return entry.unit if entry is not None else "s"
