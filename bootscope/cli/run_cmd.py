@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from bootscope import defaults
-from bootscope.cli.console import output_console
+from bootscope.cli.console import error_console, output_console
 from bootscope.cli.signals import stop_on_signals
 from bootscope.errors import InputError
 
@@ -127,7 +127,7 @@ def run(
 ) -> None:
     """Boot a kernel (and variants) many times in QEMU, interleaved, and store every boot."""
     out = output_console()
-    err = Console(stderr=True, highlight=False)
+    err = error_console()
     # Imported here, not at the top: they pull in scipy and sqlalchemy, and every other command's
     # start-up (bootscope --help, analyze) would pay for them.
     from bootscope.analyze.metrics import DEFINITIONS
