@@ -124,6 +124,9 @@ def run(
     ] = None,
     db: Annotated[str, typer.Option("--db", help="SQLite path or database URL.")] = defaults.DEFAULT_DB,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    reprobe: Annotated[
+        bool, typer.Option("--reprobe", help="--accel auto: probe KVM again, not the remembered answer.")
+    ] = False,
 ) -> None:
     """Boot a kernel (and variants) many times in QEMU, interleaved, and store every boot."""
     out = output_console()
@@ -185,7 +188,7 @@ def run(
                     "max_n": max_n,
                 },
             )
-            result = start_experiment(plan, store, reporter, cancel=cancel)
+            result = start_experiment(plan, store, reporter, cancel=cancel, reprobe=reprobe)
         boots = store.boots(result.experiment.id)
         names = [v.name for v in result.experiment.variants]
         summaries = summarize(boots, names)

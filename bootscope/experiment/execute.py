@@ -218,7 +218,7 @@ def _guest_initrd(variant: VariantSpec) -> Path | None:
     return build_initramfs(InitramfsSpec(commands_before_marker=variant.commands, extra_files=files))
 
 
-def _choose_accel(plan: Plan) -> AccelChoice:
+def _choose_accel(plan: Plan, reprobe: bool = False) -> AccelChoice:
     if plan.accel == "auto" and any(v.icount_shift is not None for v in plan.variants):
         return AccelChoice("tcg", "TCG: --icount counts instructions, which only TCG can do")
     first = plan.variants[0]
@@ -226,7 +226,7 @@ def _choose_accel(plan: Plan) -> AccelChoice:
     kernel = resolve_kernel(first.kernel, initrd=user_initrd)
     # A disk boot ends on the user's marker, which the probe does not know: probe with bootscope's own.
     probe_initrd = _guest_initrd(first) or build_initramfs(InitramfsSpec())
-    return choose_accel(plan.accel, kernel.image, probe_initrd)
+    return choose_accel(plan.accel, kernel.image, probe_initrd, reprobe=reprobe)
 
 
 def start_experiment(
@@ -235,20 +235,21 @@ def start_experiment(
     reporter: Reporter | None = None,
     stop_rule: StopRule | None = None,
     cancel: threading.Event | None = None,
+    reprobe: bool = False,
 ) -> RunResult:
     """Create the experiment for ``plan`` in ``store`` and run it; return how it ended.
 
     ``stop_rule`` overrides the rule that ``plan.until`` names; setting ``cancel`` (e.g. from a signal
     handler) stops the run as Ctrl-C does. Raises BootError/InputError before
     anything is stored (no kernel, bad options), StoreError if the store fails, KeyboardInterrupt on
-    Ctrl-C (after marking the experiment interrupted)."""
+    Ctrl-C (after marking the experiment interrupted). ``reprobe``: redo a remembered KVM probe."""
     reporter = reporter or SilentReporter()
     rule = (
         stop_rule
         if stop_rule is not None
         else stop_rule_for(plan.until, plan.precision, plan.variants[0].name)
     )
-    choice = _choose_accel(plan)
+    choice = _choose_accel(plan, reprobe)
     configs, releases = prepare_configs(plan, choice.accel)
     experiment = store.create_experiment(
         plan=plan.to_dict(),
