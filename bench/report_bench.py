@@ -14,8 +14,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from bootscope.metrics import DEFINITIONS
 from bootscope.cli.report_inputs import boots_from_logs
+from bootscope.metrics import DEFINITIONS
 from bootscope.report.html import render_boot_report
 
 SOURCE = Path(__file__).resolve().parents[1] / "tests" / "data" / "debian-6.1-cloud-initcall-smp4.log"

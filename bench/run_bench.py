@@ -32,8 +32,8 @@ from pathlib import Path
 from unittest import mock
 
 from bench.results import write_section
-from bootscope.lab import execute
 from bootscope.analyze.captured import terminal_text
+from bootscope.lab import execute
 from bootscope.lab.plan import Plan, VariantSpec
 from bootscope.model import Boot, LogLine
 from bootscope.sources import qemu

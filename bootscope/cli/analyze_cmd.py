@@ -15,9 +15,11 @@ from rich.text import Text
 from bootscope import defaults
 from bootscope.analyze import analyze_boot
 from bootscope.analyze.breakdown import analyze_columns
+from bootscope.cli.console import view_console
+from bootscope.cli.options import InputFormatOpt, VerboseOpt, resolve_formats
 from bootscope.errors import InputError
 from bootscope.model import Breakdown, LogLine
-from bootscope.parse import FORMATS, BlockBoots, BootColumns, LineBoots, scan_boots
+from bootscope.parse import BlockBoots, BootColumns, LineBoots, scan_boots
 from bootscope.parse.chunked import BLOCK_BYTES
 from bootscope.report.json_out import write_analysis_document
 from bootscope.report.text import render_breakdown
@@ -26,9 +28,12 @@ from bootscope.sources.files import TextSource, read_text_lines
 LogsArg = Annotated[
     list[str] | None, typer.Argument(metavar="LOG...", help="Logs ('-' stdin; .gz/.xz/.zst ok).")
 ]
-FormatOpt = Annotated[str, typer.Option("--format", help=f"auto, {', '.join(FORMATS)}.")]
+OUTPUT_FORMATS = ("table", "json")
+FormatOpt = Annotated[
+    str | None, typer.Option("--format", help=f"Output format: {', '.join(OUTPUT_FORMATS)} (default table).")
+]
 BootOpt = Annotated[int | None, typer.Option("--boot", help="Boot N (1-based); default the last.")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="The documented JSON (every boot unless --boot).")]
+JsonOpt = Annotated[bool, typer.Option("--json", hidden=True, help="Same as --format json.")]
 TopOpt = Annotated[int, typer.Option("--top", help="How many gaps and initcalls to list.")]
 RunOpt = Annotated[str | None, typer.Option("--run", help="A stored run's id (or latest); with --boot K.")]
 DbOpt = Annotated[str, typer.Option("--db", help="Database of --run (SQLite path or URL).")]
@@ -39,26 +44,32 @@ MarkerOpt = Annotated[
 
 def analyze(
     logs: LogsArg = None,
-    fmt: FormatOpt = "auto",
+    output_format: FormatOpt = None,
+    input_format: InputFormatOpt = "auto",
     boot: BootOpt = None,
     as_json: JsonOpt = False,
     top: TopOpt = defaults.TOP_N,
     marker: MarkerOpt = None,
     run: RunOpt = None,
     db: DbOpt = defaults.DEFAULT_DB,
+    verbose: VerboseOpt = False,
 ) -> None:
-    """Show where boot time went in kernel logs (dmesg, kmsg, journalctl, grabserial, consoles)."""
+    """Show where boot time went in kernel logs (dmesg, kmsg, journalctl, grabserial, consoles).
+
+    The JSON document (--format json) holds every boot unless --boot picks one."""
+    output_format, fmt = resolve_formats(output_format, input_format, OUTPUT_FORMATS, "table")
+    as_json = as_json or output_format == "json"
     if run is not None or not logs:  # a boot stored by `bootscope run` (bootscope/cli/analyze_run.py)
         from bootscope.cli.analyze_run import analyze_stored
 
-        analyze_stored(run, boot, db, logs, fmt=fmt, as_json=as_json, top=top, marker=marker)
+        analyze_stored(run, boot, db, logs, fmt=fmt, as_json=as_json, top=top, marker=marker, verbose=verbose)
         return
     if boot is not None and boot < 1:
         raise InputError("--boot counts from 1")
     if top < 1:
         raise InputError("--top must be at least 1")
     with _without_cyclic_gc():
-        out = Console(highlight=False)
+        out = view_console()
         if as_json and len(logs) > 1:
             sys.stdout.write("[")
         for position, path in enumerate(logs):
@@ -80,7 +91,9 @@ def analyze(
 
                 write_analysis_document(sys.stdout, path, _selected(stream, boot, top, marker), finish)
             else:
-                chosen = show_boots(stream, out, boot=boot, top_n=top, marker=marker, title=path)
+                chosen = show_boots(
+                    stream, out, boot=boot, top_n=top, marker=marker, title=path, verbose=verbose
+                )
                 out.print(
                     Text(
                         f"{path}: format {stream.format}, {stream.boot_count} boot(s), showing boot {chosen}"
@@ -132,10 +145,12 @@ def show_boots(
     top_n: int = defaults.TOP_N,
     marker: str | None = None,
     title: str = "",
+    verbose: bool = False,
 ) -> int:
     """Render one of already-parsed ``boots`` (``boot``, 1-based; default the last) and return its number.
 
-    Only the chosen boot is analyzed and at most one boot is held at a time. Raises InputError if
+    ``verbose`` shows every section in full. Only the chosen boot is analyzed and at most one boot is
+    held at a time. Raises InputError if
     ``boot`` is beyond the last boot.
     """
     chosen: Sequence[LogLine] | BootColumns | None = None
@@ -150,8 +165,8 @@ def show_boots(
         breakdown = analyze_columns(chosen, top_n=top_n, marker_regex=marker)
     else:
         breakdown = analyze_boot(chosen, top_n=top_n, marker_regex=marker)
-    console.rule(f"{title} boot {number} of {found}", style="bold")
-    render_breakdown(breakdown, console, top_n)
+    console.rule(Text(f"{title} boot {number} of {found}"), style="bold")
+    render_breakdown(breakdown, console, top_n, verbose=verbose)
     for message in breakdown.warnings:
         print(f"bootscope: warning: {message}", file=sys.stderr)
     return number

@@ -11,7 +11,6 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from rich.console import Console
 from rich.text import Text
 
 from bootscope.analyze.captured import analyze_captured, user_marker
@@ -43,11 +42,13 @@ def analyze_stored(
     as_json: bool,
     top: int,
     marker: str | None,
+    verbose: bool = False,
 ) -> None:
     """Print the analysis of boot ``boot`` (its index in the run) of experiment ``run`` (or
     ``"latest"``) stored in ``db``, with the host-side metrics (seconds from QEMU's start). The
-    variant's own ``--marker`` applies unless ``marker`` is given. Raises InputError when no run, no
-    boot or also LOG files are given; StoreError for a missing database, run or boot."""
+    variant's own ``--marker`` applies unless ``marker`` is given; ``verbose`` shows every section in
+    full. Raises InputError when no run, no boot or also LOG files are given; StoreError for a missing
+    database, run or boot."""
     if run is None:
         raise InputError("give LOG files to analyze, or --run ID --boot K for a stored boot")
     if logs:
@@ -81,11 +82,12 @@ def analyze_stored(
         )
         sys.stdout.write("\n")
     else:
+        from bootscope.cli.console import view_console
         from bootscope.report.text import render_breakdown
 
-        out = Console(highlight=False)
+        out = view_console()
         out.rule(Text(f"{title}: variant {record.variant}, outcome {record.outcome}"), style="bold")
-        render_breakdown(analysis.breakdown, out, top)
+        render_breakdown(analysis.breakdown, out, top, verbose=verbose)
         out.print(Text(f"{title} ({db}): format {analysis.format}"))
     for message in (*analysis.warnings, *analysis.breakdown.warnings):
         print(f"bootscope: warning: {message}", file=sys.stderr)

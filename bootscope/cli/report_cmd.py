@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
+from bootscope.cli.console import error_console
+from bootscope.cli.options import InputFormatOpt, resolve_formats
 from bootscope.defaults import ALPHA, DEFAULT_DB
 from bootscope.errors import InputError
 from bootscope.metrics import DEFINITIONS
@@ -25,7 +26,9 @@ DbOpt = Annotated[str, typer.Option("--db", help="Store: SQLite file or database
 BootOpt = Annotated[
     int | None, typer.Option("--boot", help="Which boot: 1-based for logs, the run's index for --run.")
 ]
-FmtOpt = Annotated[str, typer.Option("--format", help="Log format (auto detects it).")]
+OutFmtOpt = Annotated[
+    str | None, typer.Option("--format", help="Output format (the only one for this command; see -o).")
+]
 
 
 class PlotKind(StrEnum):
@@ -75,10 +78,13 @@ def report(
     vs: Annotated[Path | None, typer.Option("--vs", help="A second log to compare side by side.")] = None,
     run: RunOpt = None,
     db: DbOpt = DEFAULT_DB,
-    fmt: FmtOpt = "auto",
+    output_format: OutFmtOpt = None,
+    input_format: InputFormatOpt = "auto",
 ) -> None:
     """Write one self-contained HTML report (timeline, gap chart, log) of a boot log or a stored run."""
     from bootscope.cli import report_inputs as inputs
+
+    _, fmt = resolve_formats(output_format, input_format, ("html",), "html")
     from bootscope.store.db import Store
 
     paths = _one_source(logs, run)
@@ -96,7 +102,7 @@ def report(
         others = [v for v in views if v is not main]
         _write(output, render_boot_report(main, vs=other, others=others, definitions=DEFINITIONS))
         what = f"{main.label}, {len(main.lines)} lines"
-    Console(stderr=True).print(f"wrote {escape(str(output))} ({escape(what)})")
+    error_console().print(f"wrote {escape(str(output))} ({escape(what)})")
 
 
 def trace(
@@ -105,12 +111,14 @@ def trace(
     boot: BootOpt = None,
     run: RunOpt = None,
     db: DbOpt = DEFAULT_DB,
-    fmt: FmtOpt = "auto",
+    output_format: OutFmtOpt = None,
+    input_format: InputFormatOpt = "auto",
 ) -> None:
     """Write one boot as Chrome trace event JSON (open it in ui.perfetto.dev or chrome://tracing)."""
+    _, fmt = resolve_formats(output_format, input_format, ("json",), "json")
     view = _boot_of(logs, run, db, boot, fmt)
     _write(output, render_trace(view.breakdown, view.lines, view.label))
-    Console(stderr=True).print(f"wrote {escape(str(output))} ({escape(view.label)})")
+    error_console().print(f"wrote {escape(str(output))} ({escape(view.label)})")
 
 
 def plot(
@@ -121,12 +129,20 @@ def plot(
     boot: BootOpt = None,
     run: RunOpt = None,
     db: DbOpt = DEFAULT_DB,
-    fmt: FmtOpt = "auto",
+    output_format: Annotated[
+        str | None, typer.Option("--format", help="Output format: png or svg (default: -o's suffix).")
+    ] = None,
+    input_format: InputFormatOpt = "auto",
 ) -> None:
     """Write a 16:9 picture for slides or mail: a boot's timeline or gap chart, or a metric's
     distribution or ECDF (per variant of a run, or per log file with each boot one sample)."""
     from bootscope.report import plot as plots  # matplotlib: only when run
 
+    picture, fmt = resolve_formats(output_format, input_format, ("png", "svg"), "")
+    if picture and output.suffix.lower() != f".{picture}":
+        if output != Path("plot.png"):
+            raise InputError(f"--format {picture} and -o {output} disagree: name the file .{picture}")
+        output = output.with_suffix(f".{picture}")
     if output.suffix.lower() not in plots.FORMATS:
         raise InputError(f"-o {output}: choose a .png or .svg file name")
     if kind in (PlotKind.timeline, PlotKind.gaps):
@@ -138,7 +154,7 @@ def plot(
             plots.plot_distribution(values, metric, output, medians)
         else:
             plots.plot_ecdf(values, metric, output)
-    Console(stderr=True).print(f"wrote {escape(str(output))}")
+    error_console().print(f"wrote {escape(str(output))}")
 
 
 def _values(

@@ -8,12 +8,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 
 from bootscope import defaults
 from bootscope.amounts import parse_fraction
 from bootscope.cli import options
-from bootscope.cli.console import output_console
+from bootscope.cli.console import error_console, output_console
 from bootscope.cli.signals import stop_on_signals
 from bootscope.errors import InputError
 
@@ -103,10 +102,13 @@ def run(
     resume: options.Resume = None,
     db: options.Db = defaults.DEFAULT_DB,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    reprobe: Annotated[
+        bool, typer.Option("--reprobe", help="--accel auto: probe KVM again, not the remembered answer.")
+    ] = False,
 ) -> None:
     """Boot a kernel (and variants) many times in QEMU, interleaved, and store every boot."""
     out = output_console()
-    err = Console(stderr=True, highlight=False)
+    err = error_console()
     # Imported here, not at the top: they pull in scipy and sqlalchemy, and every other command's
     # start-up (bootscope --help, analyze) would pay for them.
     from bootscope.cli.run_out import print_run, run_document
@@ -163,7 +165,7 @@ def run(
                     "max_n": max_n,
                 },
             )
-            result = start_experiment(plan, store, reporter, cancel=cancel)
+            result = start_experiment(plan, store, reporter, cancel=cancel, reprobe=reprobe)
         summary = summarize_run(store, result.experiment.id)
     if as_json:
         out.print_json(json.dumps(run_document(result, summary, store.name)))

@@ -103,7 +103,7 @@ class BootWorkload:
         """Return each variant's options for the store."""
         return [VariantRecord(v.name, v.config()) for v in self.plan.variants]
 
-    def choose_accel(self, target: Target, requested: str) -> AccelChoice:
+    def choose_accel(self, target: Target, requested: str, reprobe: bool = False) -> AccelChoice:
         """Return TCG for ``--icount`` (only TCG counts instructions), else the target's choice, probed
         with the first variant's kernel and bootscope's own initramfs."""
         if requested == "auto" and any(v.icount_shift is not None for v in self.plan.variants):
@@ -112,7 +112,7 @@ class BootWorkload:
         kernel = target.resolve_kernel(first.kernel, initrd=Path(first.initrd) if first.initrd else None)
         # A disk boot ends on the user's marker, which the probe does not know: probe with bootscope's own.
         probe_initrd = _guest_initrd(first, target) or target.build_initramfs((), ())
-        return target.choose_accel(requested, kernel.image, probe_initrd)
+        return target.choose_accel(requested, kernel.image, probe_initrd, reprobe)
 
     def prepare(self, target: Target, accel: str) -> list[str]:
         """Resolve every variant's kernel and build its initramfs; raises BootError or InputError

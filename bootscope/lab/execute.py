@@ -29,13 +29,16 @@ def start_experiment(
     stop_rule: StopRule | None = None,
     cancel: threading.Event | None = None,
     target: Target | None = None,
+    reprobe: bool = False,
 ) -> RunResult:
     """Create the experiment for ``plan`` in ``store`` and boot it on ``target`` (default: QEMU on
     this host); return how it ended. ``stop_rule`` overrides the rule that ``plan.until`` names;
     setting ``cancel`` (e.g. from a signal handler) stops the run as Ctrl-C does. Raises
     BootError/InputError before anything is stored (no kernel, bad options), StoreError if the store
-    fails, KeyboardInterrupt on Ctrl-C (after marking the experiment interrupted)."""
-    return runner.start(BootWorkload(plan), target or LocalQemu(), store, reporter, stop_rule, cancel)
+    fails, KeyboardInterrupt on Ctrl-C (after marking the experiment interrupted). ``reprobe``
+    redoes a remembered KVM probe."""
+    workload = BootWorkload(plan)
+    return runner.start(workload, target or LocalQemu(), store, reporter, stop_rule, cancel, reprobe)
 
 
 def resume_experiment(
@@ -58,8 +61,9 @@ def start_kexec(
     reporter: Reporter | None = None,
     cancel: threading.Event | None = None,
     target: Target | None = None,
+    reprobe: bool = False,
 ) -> RunResult:
     """Create a kexec experiment for ``plan`` and run its chains on ``target`` (default: QEMU on this
     host), every kernel stored as soon as it is complete; return how it ended (``boots_run`` counts
     stored kernels, ``notes`` name ignored options). Raises like :func:`start_experiment`."""
-    return runner.start(KexecWorkload(plan), target or LocalQemu(), store, reporter, None, cancel)
+    return runner.start(KexecWorkload(plan), target or LocalQemu(), store, reporter, None, cancel, reprobe)

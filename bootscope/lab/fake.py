@@ -67,7 +67,9 @@ class FakeTarget:
         """Return a made-up path (nothing is built)."""
         return Path("/fake/chain.cpio")
 
-    def choose_accel(self, requested: str, kernel: Path, initrd: Path | None) -> AccelChoice:
+    def choose_accel(
+        self, requested: str, kernel: Path, initrd: Path | None, reprobe: bool = False
+    ) -> AccelChoice:
         """Return TCG, saying it is fake."""
         return AccelChoice("tcg", "fake target: no guest runs")
 

@@ -191,10 +191,10 @@ class KexecWorkload:
         """Return each variant's options for the store."""
         return [VariantRecord(v.name, v.config()) for v in self.plan.variants]
 
-    def choose_accel(self, target: Target, requested: str) -> AccelChoice:
+    def choose_accel(self, target: Target, requested: str, reprobe: bool = False) -> AccelChoice:
         """Return the target's choice for ``requested``, probed with the FROM kernel."""
         kernel = target.resolve_kernel(self.plan.from_spec)
-        return target.choose_accel(requested, kernel.image, target.build_initramfs((), ()))
+        return target.choose_accel(requested, kernel.image, target.build_initramfs((), ()), reprobe)
 
     def prepare(self, target: Target, accel: str) -> list[str]:
         """Resolve FROM and every TO kernel, build each chain initramfs; return notes on ignored

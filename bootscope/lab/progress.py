@@ -65,9 +65,12 @@ class RichReporter:
     """A progress bar with the running variant, boot k of n, the last sample and an ETA (on stderr)."""
 
     def __init__(self, console: Console | None = None) -> None:
-        self._console = console or Console(stderr=True)
+        # emoji off: a variant named "debian:cloud" must not print as "debian☁" (rich's :cloud:)
+        self._console = console or Console(stderr=True, highlight=False, emoji=False)
         self._progress = Progress(
-            TextColumn("{task.description}"),
+            # plain text: rich reads markup columns with emoji codes on, whatever the console says,
+            # and the description holds the variant's name
+            TextColumn("{task.description}", markup=False),
             BarColumn(),
             TextColumn("{task.completed}/{task.total}"),
             TextColumn("last: {task.fields[last]}"),
@@ -91,7 +94,7 @@ class RichReporter:
     def boot_started(self, slot: Slot) -> None:
         if self._task is not None:
             kind = "warm-up" if slot.warmup else "boot"
-            description = f"{escape(slot.variant)}: {kind} {slot.index} of {self._total}"
+            description = f"{slot.variant}: {kind} {slot.index} of {self._total}"
             self._progress.update(self._task, description=description)
 
     def boot_done(self, slot: Slot, record: BootRecord) -> None:

@@ -175,13 +175,15 @@ def start(
     reporter: Reporter | None = None,
     stop_rule: StopRule | None = None,
     cancel: threading.Event | None = None,
+    reprobe: bool = False,
 ) -> RunResult:
     """Create the experiment for ``workload`` in ``store`` and run it on ``target``; return how it
     ended. ``stop_rule`` overrides the rule the settings name; setting ``cancel`` stops the run as
-    Ctrl-C does. Raises BootError/InputError before anything is stored (no kernel, bad options),
-    StoreError if the store fails, KeyboardInterrupt on Ctrl-C (after marking it interrupted)."""
+    Ctrl-C does; ``reprobe`` redoes a remembered KVM probe. Raises BootError/InputError before
+    anything is stored (no kernel, bad options), StoreError if the store fails, KeyboardInterrupt on
+    Ctrl-C (after marking it interrupted)."""
     reporter = reporter or SilentReporter()
-    choice = workload.choose_accel(target, workload.settings.accel)
+    choice = workload.choose_accel(target, workload.settings.accel, reprobe)
     notes = workload.prepare(target, choice.accel)
     experiment = store.create_experiment(
         plan=workload.document(),

@@ -43,8 +43,11 @@ class Target(Protocol):
     def build_chain_initramfs(self, to_kernel: Path) -> Path:
         """Return the kexec chain initramfs that kexecs into ``to_kernel``."""
 
-    def choose_accel(self, requested: str, kernel: Path, initrd: Path | None) -> AccelChoice:
-        """Return the accelerator for ``requested`` (auto, kvm, tcg) and why."""
+    def choose_accel(
+        self, requested: str, kernel: Path, initrd: Path | None, reprobe: bool = False
+    ) -> AccelChoice:
+        """Return the accelerator for ``requested`` (auto, kvm, tcg) and why; ``reprobe`` redoes a
+        remembered KVM probe."""
 
     def check(self, config: BootConfig) -> None:
         """Raise InputError if ``config`` cannot be booted here (checked before anything is stored)."""
@@ -82,9 +85,12 @@ class LocalQemu:
         """Return the chain initramfs (busybox, the host's kexec and ``to_kernel``)."""
         return build_chain_initramfs(to_kernel)
 
-    def choose_accel(self, requested: str, kernel: Path, initrd: Path | None) -> AccelChoice:
-        """Return KVM or TCG for ``requested``, probing KVM with one boot for ``auto``."""
-        return choose_accel(requested, kernel, initrd)
+    def choose_accel(
+        self, requested: str, kernel: Path, initrd: Path | None, reprobe: bool = False
+    ) -> AccelChoice:
+        """Return KVM or TCG for ``requested``, probing KVM with one boot for ``auto`` (an answer
+        remembered for this host, kernel and QEMU is reused unless ``reprobe``)."""
+        return choose_accel(requested, kernel, initrd, reprobe=reprobe)
 
     def check(self, config: BootConfig) -> None:
         """Raise InputError for options QEMU cannot take (see :func:`bootscope.sources.qemu.validate`)."""

@@ -100,7 +100,7 @@ class Workload(Protocol):
     def variant_records(self) -> list[VariantRecord]:
         """Return each variant with its options, for the store."""
 
-    def choose_accel(self, target: Target, requested: str) -> AccelChoice:
+    def choose_accel(self, target: Target, requested: str, reprobe: bool = False) -> AccelChoice:
         """Return the accelerator to use for ``requested`` on ``target``, and why."""
 
     def prepare(self, target: Target, accel: str) -> list[str]:

@@ -269,7 +269,8 @@ def table(comparisons: Sequence[Comparison], definition: str = "") -> Renderable
 def to_text(comparisons: Sequence[Comparison], definition: str = "", width: int = 120) -> str:
     """Return the table and details as plain text (no colour), ``width`` columns wide."""
     out = io.StringIO()
-    Console(file=out, width=width, color_system=None, force_terminal=False).print(
-        table(comparisons, definition)
+    console = Console(
+        file=out, width=width, color_system=None, force_terminal=False, emoji=False, highlight=False
     )
+    console.print(table(comparisons, definition))
     return out.getvalue()

@@ -1,7 +1,9 @@
-"""One boot's Breakdown in the terminal: identity, metrics with definitions, phases, gaps as bars
-(in the spirit of seed 004: "Biggest time: ... (1.7 seconds - 40 %)"), initcalls, CPU bring-up, advice.
+"""One boot's Breakdown in the terminal. By default the glance view
+(:mod:`bootscope.report.text_glance`); ``--verbose`` adds everything: identity, metrics with
+definitions, phases, gaps as bars (in the spirit of seed 004: "Biggest time: ... (1.7 seconds - 40 %)"),
+initcalls, CPU bring-up, advice.
 
-Log text is hostile: every string from a log goes through ``_clean`` (control characters and escape
+Log text is hostile: every string from a log goes through ``clean`` (control characters and escape
 sequences shown as ``\\xNN``) and into ``rich.text.Text``, never into markup.
 """
 
@@ -13,30 +15,19 @@ from rich.text import Text
 
 from bootscope.metrics import DEFINITIONS
 from bootscope.model import Breakdown
-
-BAR_WIDTH = 20
-MAX_TEXT = 100
-_CONTROL = {code: f"\\x{code:02x}" for code in (*range(0x20), *range(0x7F, 0xA0))}
-
-
-def _clean(text: str | None, limit: int = MAX_TEXT) -> str:
-    if text is None:
-        return "-"
-    shown = text.translate(_CONTROL)
-    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
+from bootscope.report.text_cells import bar as _bar
+from bootscope.report.text_cells import clean as _clean
+from bootscope.report.text_cells import seconds as _s
+from bootscope.report.text_glance import render_glance, summary_line
 
 
-def _s(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
-
-
-def _bar(share: float) -> str:
-    filled = max(0, min(BAR_WIDTH, round(share * BAR_WIDTH)))
-    return "█" * filled + "·" * (BAR_WIDTH - filled)
-
-
-def render_breakdown(b: Breakdown, console: Console, top_n: int) -> None:
-    """Print one boot's breakdown to ``console`` (times in s, initcall durations in ms); returns None."""
+def render_breakdown(b: Breakdown, console: Console, top_n: int, *, verbose: bool = False) -> None:
+    """Print one boot's breakdown to ``console`` (times in s, initcall durations in ms): the summary
+    line, then only what the log has, or with ``verbose`` every section in full; returns None."""
+    console.print(Text(summary_line(b), style="bold"))
+    if not verbose:
+        render_glance(b, console, top_n)
+        return
     _identity(b, console)
     _metrics(b, console)
     _phases(b, console)

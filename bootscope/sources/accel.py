@@ -2,7 +2,9 @@
 
 ``/dev/kvm`` existing is not enough: on some hosts (nested virtualisation without the needed CPU
 features, for one) a KVM guest hangs right after the kernel decompresses itself. So "auto" boots the
-kernel once under KVM with a short timeout and uses KVM only if that probe reaches the marker.
+kernel once under KVM with a short timeout and uses KVM only if that probe reaches the marker. The
+answer is remembered per host, kernel and QEMU version (:mod:`bootscope.sources.probe_memory`), so a host
+where KVM hangs pays the probe's timeout once; ``reprobe`` probes again.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 from bootscope import defaults
 from bootscope.errors import BootError, InputError
 from bootscope.model import Outcome
+from bootscope.sources import probe_memory
 from bootscope.sources.qemu import BootConfig, boot_once
 
 KVM_DEVICE = Path("/dev/kvm")
@@ -54,12 +57,18 @@ def choose_accel(
     initrd: Path | None,
     probe_timeout_s: float = defaults.KVM_PROBE_TIMEOUT_S,
     device: Path = KVM_DEVICE,
+    *,
+    reprobe: bool = False,
+    memory: Path | None = None,
 ) -> AccelChoice:
     """Return the accelerator for ``requested`` ("auto", "kvm" or "tcg") and the reason.
 
-    "auto" probes KVM with one boot of ``kernel`` (at most ``probe_timeout_s`` seconds, cached per kernel
-    for the process lifetime) and falls back to TCG if KVM is absent or the probe does not reach the
-    marker. Raises InputError for an unknown accelerator, BootError for "kvm" without a usable /dev/kvm.
+    "auto" probes KVM with one boot of ``kernel`` (at most ``probe_timeout_s`` seconds) and falls back
+    to TCG if KVM is absent or the probe does not reach the marker. The probe's answer is kept for the
+    process and remembered in ``memory`` (default: the user cache dir) per host, kernel, initramfs and
+    QEMU version; the reason says when a remembered answer is used. ``reprobe`` ignores both and probes
+    again. Raises InputError for an unknown accelerator, BootError for "kvm" without a usable /dev/kvm
+    or a missing kernel.
     """
     if requested == "tcg":
         return AccelChoice("tcg", "TCG as requested (software emulation)")
@@ -77,14 +86,34 @@ def choose_accel(
     except OSError as error:
         raise BootError(f"no such kernel: {kernel}") from error
     with _probe_lock:
-        cached = _probe_cache.get(key)
+        cached = None if reprobe else _probe_cache.get(key)
         if cached is None:
-            cached = _probe(kernel, initrd, probe_timeout_s)
+            cached = _remembered_or_probed(kernel, initrd, probe_timeout_s, reprobe, memory)
             _probe_cache[key] = cached
     return cached
 
 
-def _probe(kernel: Path, initrd: Path | None, timeout_s: float) -> AccelChoice:
+def _remembered_or_probed(
+    kernel: Path, initrd: Path | None, timeout_s: float, reprobe: bool, memory: Path | None
+) -> AccelChoice:
+    try:
+        memory_key = probe_memory.probe_key(kernel, initrd)
+    except OSError as error:
+        raise BootError(f"cannot read {error.filename}: {error.strerror}") from error
+    directory = memory if memory is not None else probe_memory.memory_dir()
+    remembered = None if reprobe else probe_memory.recall(memory_key, directory)
+    if remembered is not None:
+        said = f"KVM probe: remembered from {remembered.probed_at}: {remembered.reason}"
+        return AccelChoice(remembered.accel, f"{said}; --reprobe to probe again")
+    choice, settled = _probe(kernel, initrd, timeout_s)
+    if settled:
+        probe_memory.remember(memory_key, choice.accel, choice.reason, directory)
+    return choice
+
+
+def _probe(kernel: Path, initrd: Path | None, timeout_s: float) -> tuple[AccelChoice, bool]:
+    # The second value: whether the answer is worth remembering (the guest reached the marker, or
+    # hung); a QEMU error or a panic may be passing, so the next run probes again.
     config = BootConfig(
         kernel=kernel, initrd=initrd, append="", accel="kvm", timeout_s=timeout_s, stop_on_marker=True
     )
@@ -92,7 +121,7 @@ def _probe(kernel: Path, initrd: Path | None, timeout_s: float) -> AccelChoice:
     if boot.outcome is Outcome.OK:
         assert boot.host_end_ns is not None and boot.host_start_ns is not None
         took_s = (boot.host_end_ns - boot.host_start_ns) / 1e9
-        return AccelChoice("kvm", f"KVM probe boot reached the marker in {took_s:.1f} s")
+        return AccelChoice("kvm", f"KVM probe boot reached the marker in {took_s:.1f} s"), True
     kernel_lines = sum(1 for line in boot.lines if line.text.startswith("["))
     printable = [_PRINTABLE.sub("", line.text).strip() for line in boot.lines]
     last = next((text for text in reversed(printable) if text), "(nothing)")
@@ -104,4 +133,4 @@ def _probe(kernel: Path, initrd: Path | None, timeout_s: float) -> AccelChoice:
         )
     else:
         why = f"the KVM probe boot ended {boot.outcome.value} ({boot.reason})"
-    return AccelChoice("tcg", f"{why}; using TCG")
+    return AccelChoice("tcg", f"{why}; using TCG"), boot.outcome is Outcome.TIMEOUT

@@ -9,8 +9,8 @@ import pytest
 
 from bootscope.analyze import analyze_boot
 from bootscope.analyze.advisor import advise
-from bootscope.metrics import DEFINITIONS, UNITS
 from bootscope.errors import InputError
+from bootscope.metrics import DEFINITIONS, UNITS
 from bootscope.model import LogLine
 from bootscope.parse import parse_log
 from bootscope.sources.files import read_text_lines

@@ -11,8 +11,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "report"))
 from report_fixtures import make_stored_run, real_views
 
-from bootscope.metrics import DEFINITIONS
 from bootscope.cli.report_inputs import boots_from_logs
+from bootscope.metrics import DEFINITIONS
 from bootscope.report.html import render_boot_report
 from bootscope.report.views import drawable_initcalls
 

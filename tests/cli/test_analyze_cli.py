@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 
-def _run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
+def _run(
+    *args: str, stdin: bytes | None = None, columns: int | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = None if columns is None else {**os.environ, "COLUMNS": str(columns)}
     return subprocess.run(
         [sys.executable, "-m", "bootscope", "analyze", *args],
         capture_output=True,
         text=True,
         input=None if stdin is None else stdin.decode(),
         timeout=120,
+        env=env,
     )
 
 
@@ -44,11 +49,55 @@ def test_boot_option_selects_one(data_dir: Path) -> None:
 
 
 def test_terminal_view(data_dir: Path) -> None:
-    done = _run(str(data_dir / "debian-6.1-cloud-initcall-smp4.log"), "--top", "3")
+    done = _run(str(data_dir / "debian-6.1-cloud-initcall-smp4.log"), "--top", "3", "--verbose")
     assert done.returncode == 0, done.stderr
     assert "Biggest: initcall crypto_algapi_init" in done.stdout
     assert "kernel_init_s" in done.stdout and "guest printk time" in done.stdout
     assert "backwards" in done.stderr
+
+
+def test_glance_fits_80_columns(data_dir: Path) -> None:
+    for name in ("debian-6.1-cloud-initcall-smp4.log", "seed-002-cpu-up-haswell.log"):
+        done = _run(str(data_dir / name), columns=80)
+        assert done.returncode == 0, done.stderr
+        lines = done.stdout.splitlines()
+        assert max(len(line) for line in lines) <= 80, name
+    smp4 = _run(str(data_dir / "debian-6.1-cloud-initcall-smp4.log"), "--top", "5", columns=80).stdout
+    # the summary line comes first, before any table, with the phases the log times
+    first = " ".join(line.strip() for line in smp4.splitlines()[1:4])
+    assert first.startswith("kernel 4.097 s to Run /init (setup 0.203, mm_init 0.733,")
+    assert "userspace 0.093 s to the marker (at 4.190 s)" in first
+    assert "guest printk time" not in smp4 and "not in this log │" not in smp4
+    assert "metrics not in this log: host_wall_s, host_kernel_start_s," in smp4
+    # one row per gap (no wrapped "previous:" lines), the gap after Run /init labelled userspace
+    gap_rows = [line for line in smp4.splitlines() if line.startswith("│ 4.097 │ 0.160 │")]
+    assert len(gap_rows) == 1 and "userspace" in gap_rows[0] and "previous" not in smp4
+
+
+def test_cpus_without_per_cpu_times_are_one_line(data_dir: Path) -> None:
+    done = _run(str(data_dir / "seed-002-cpu-up-haswell.log"), columns=80)
+    assert "28 CPUs brought up; per-CPU times not in this log" in done.stdout
+    assert "not in this log: kernel, cmdline, cpus, arch, memory" in done.stdout
+    assert "phases: none timed" in done.stdout
+    verbose = _run(str(data_dir / "seed-002-cpu-up-haswell.log"), "--verbose", columns=80)
+    assert "phases (cycles)" in verbose.stdout and "not in this log" in verbose.stdout
+
+
+def test_format_is_the_output_format(data_dir: Path) -> None:
+    log = str(data_dir / "debian-6.1-cloud-smp2.log")
+    as_json = _run(log, "--format", "json", "--input-format", "dmesg")
+    assert as_json.returncode == 0, as_json.stderr
+    assert json.loads(as_json.stdout)["input"]["format"] == "dmesg"
+    assert json.loads(_run(log, "--json").stdout) == json.loads(as_json.stdout)  # the hidden alias
+    table = _run(log, "--format", "table")
+    assert table.returncode == 0 and table.stdout.startswith("─")
+    old = _run(log, "--format", "dmesg")  # the old spelling: deprecated, still working
+    assert old.returncode == 0 and "Run /init" in old.stdout
+    assert "--format dmesg names the log format: use --input-format dmesg" in old.stderr
+    bad = _run(log, "--format", "yaml")
+    assert bad.returncode == 2 and "--input-format" in bad.stderr
+    clash = _run(log, "--format", "kmsg", "--input-format", "dmesg")
+    assert clash.returncode == 2 and "disagree" in clash.stderr
 
 
 def test_stdin_and_gzip(data_dir: Path, tmp_path: Path) -> None:

@@ -127,7 +127,7 @@ def _run(
     configs = {name: BootConfig(kernel=Path("k"), initrd=None, append=name) for name in spreads}
     monkeypatch.setattr(execute, "boot_once", _fake_boots(streams))
     monkeypatch.setattr(execute, "prepare_configs", lambda plan, accel: (configs, dict.fromkeys(configs)))
-    monkeypatch.setattr(execute, "_choose_accel", lambda plan: AccelChoice("tcg", "test"))
+    monkeypatch.setattr(execute, "_choose_accel", lambda plan, reprobe=False: AccelChoice("tcg", "test"))
     monkeypatch.setattr(execute, "host_info", lambda: {})
     plan = Plan(
         variants=tuple(VariantSpec(name, "k") for name in spreads),

@@ -58,3 +58,17 @@ def test_bad_input_is_one_line(args: tuple[str, ...], message: str) -> None:
     done = _cli(*args)
     assert done.returncode == 2
     assert message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_format_is_the_output_format_input_format_the_log(tmp_path: Path) -> None:
+    trace = tmp_path / "t.json"
+    done = _cli("trace", str(LOG), "--input-format", "dmesg", "--format", "json", "-o", str(trace))
+    assert done.returncode == 0 and "deprecat" not in done.stderr and "next release" not in done.stderr
+    assert json.loads(trace.read_text())["traceEvents"]
+    old = _cli("trace", str(LOG), "--format", "dmesg", "-o", str(tmp_path / "old.json"))  # old spelling
+    assert old.returncode == 0 and "use --input-format dmesg" in old.stderr
+    assert json.loads((tmp_path / "old.json").read_text()) == json.loads(trace.read_text())
+    wrong = _cli("report", str(LOG), "--format", "pdf", "-o", str(tmp_path / "r.html"))
+    assert wrong.returncode == 2 and "--format pdf: choose an output format (html)" in wrong.stderr
+    clash = _cli("plot", str(LOG), "--format", "svg", "-o", str(tmp_path / "p.png"))
+    assert clash.returncode == 2 and "disagree" in clash.stderr

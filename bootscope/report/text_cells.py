@@ -1,0 +1,46 @@
+"""Small pieces shared by the terminal views of a boot: cleaned log text, seconds, bars.
+
+Log text is hostile: every string from a log goes through :func:`clean` (control characters and
+escape sequences shown as ``\\xNN``) and into ``rich.text.Text``, never into markup.
+"""
+
+from __future__ import annotations
+
+from bootscope.model import Breakdown
+
+BAR_WIDTH = 20
+MAX_TEXT = 100
+_CONTROL = {code: f"\\x{code:02x}" for code in (*range(0x20), *range(0x7F, 0xA0))}
+
+
+def clean(text: str | None, limit: int = MAX_TEXT) -> str:
+    """Return ``text`` with control characters shown as ``\\xNN``, cut to ``limit`` characters
+    (an ellipsis marks the cut); ``"-"`` for None."""
+    if text is None:
+        return "-"
+    shown = text.translate(_CONTROL)
+    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
+
+
+def seconds(value: float | None) -> str:
+    """Return ``value`` (seconds) with 3 decimals, or ``"-"`` when the log did not say."""
+    return "-" if value is None else f"{value:.3f}"
+
+
+def bar(share: float, width: int = BAR_WIDTH) -> str:
+    """Return a bar of ``width`` characters filled to ``share`` (0..1, clamped)."""
+    filled = max(0, min(width, round(share * width)))
+    return "█" * filled + "·" * (width - filled)
+
+
+def phase_at(b: Breakdown, time_s: float) -> str:
+    """Return the name of the phase of ``b`` that guest time ``time_s`` falls in: ``"userspace"``
+    from ``Run /init`` on (whatever the log says there, userspace is running), else the measured
+    phase whose span holds it, else ``"-"``."""
+    run_init_s = b.milestones.get("run_init")
+    if run_init_s is not None and time_s >= run_init_s:
+        return "userspace"
+    for phase in b.phases:
+        if phase.start_s is not None and phase.end_s is not None and phase.start_s <= time_s < phase.end_s:
+            return phase.name
+    return "-"

@@ -1,0 +1,226 @@
+"""One boot at a glance (``bootscope analyze LOG``): a summary line in the spirit of
+``systemd-analyze time``, then only what the log has, in 80 columns.
+
+What the log lacks is named once, on one line, not listed row by row; ``--verbose`` shows the full
+view (:mod:`bootscope.report.text`). Log text goes through :func:`clean` into ``Text``, never markup.
+"""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from bootscope.model import Breakdown
+from bootscope.report.text_cells import bar, clean, phase_at, seconds
+
+# The kernel phases named in the summary line, in boot order; "userspace" is said after the ';'.
+_KERNEL_PHASES = ("setup", "mm_init", "smp_bringup", "post_smp", "initcalls", "free_init")
+GAP_TEXT = 120  # a gap's line is cut to the column's width anyway; this bounds the work
+GLANCE_BAR_WIDTH = 12
+# start s, duration ms, ret (9, 13, 6 with padding) and 5 borders: what the initcall name cannot use
+_INITCALL_FIXED_COLUMNS = 9 + 13 + 6 + 5
+# at s, gap s, share (5 + 2 padding each), phase (11 + 2) and 6 borders: what the gap line cannot use
+_GAP_FIXED_COLUMNS = 3 * 7 + 13 + 6
+
+
+def summary_line(b: Breakdown) -> str:
+    """Return one line (plain text, log text cleaned) saying how long the kernel took to reach
+    ``Run /init``, split into the phases the log times, and how long userspace took to the marker."""
+    phases = {p.name: p for p in b.phases if p.duration_s is not None and not p.missing}
+    kernel_s = b.metrics.kernel_init_s
+    if kernel_s is None:
+        span = f"{seconds(b.first_s)}..{seconds(b.last_s)}"
+        kernel = f"kernel: no 'Run /init' line; the log's timed lines span {span} s"
+    else:
+        parts = [f"{name} {phases[name].duration_s:.3f}" for name in _KERNEL_PHASES if name in phases]
+        split = f" ({', '.join(parts)})" if parts else ""
+        kernel = f"kernel {kernel_s:.3f} s to Run /init{split}"
+    userspace_s = b.metrics.userspace_s
+    if userspace_s is not None and kernel_s is not None:
+        user = f"userspace {userspace_s - kernel_s:.3f} s to the marker (at {userspace_s:.3f} s)"
+    elif userspace_s is not None:
+        user = f"userspace marker at {userspace_s:.3f} s"
+    elif kernel_s is not None and b.last_s is not None:
+        user = (
+            f"userspace: no marker line; the log ends {max(0.0, b.last_s - kernel_s):.3f} s after Run /init"
+        )
+    else:
+        user = ""
+    host = (
+        "" if b.metrics.host_wall_s is None else f"; host wall {b.metrics.host_wall_s:.3f} s from QEMU start"
+    )
+    return kernel + (f"; {user}" if user else "") + host
+
+
+def render_glance(b: Breakdown, console: Console, top_n: int) -> None:
+    """Print the compact view of one boot to ``console`` (times in s); returns None."""
+    _identity(b, console)
+    _metrics(b, console)
+    _phases(b, console)
+    _gaps(b, console, top_n)
+    _initcalls(b, console, top_n)
+    _cpus(b, console)
+    _advice(b, console)
+
+
+def _identity(b: Breakdown, console: Console) -> None:
+    i = b.identity
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column(overflow="fold")
+    shown = {
+        "kernel": None if i.release is None else clean(i.release),
+        "cmdline": None if i.cmdline is None else clean(i.cmdline, 200),
+        "cpus": None if i.cpus is None else str(i.cpus),
+        "arch": None if i.arch is None else clean(i.arch),
+        "memory": None if i.memory_kb is None else f"{i.memory_kb / 1024:.0f} MiB",
+    }
+    for label, value in shown.items():
+        if value is not None:
+            table.add_row(label, Text(value))
+    table.add_row(
+        "lines", f"{b.line_count} ({b.timed_line_count} timed, {seconds(b.first_s)}..{seconds(b.last_s)} s)"
+    )
+    console.print(table)
+    absent = [label for label, value in shown.items() if value is None]
+    if absent:
+        console.print(Text(f"not in this log: {', '.join(absent)}"))
+
+
+def _metrics(b: Breakdown, console: Console) -> None:
+    from bootscope.metrics import DEFINITIONS
+
+    present = [(name, getattr(b.metrics, name, None)) for name in DEFINITIONS]
+    table = Table(title="Metrics (s)", title_justify="left")
+    table.add_column("metric", no_wrap=True)
+    table.add_column("value s", justify="right", no_wrap=True)
+    for name, value in present:
+        if value is not None:
+            table.add_row(name, seconds(value))
+    if table.row_count:
+        console.print(table)
+    absent = [name for name, value in present if value is None]
+    if absent:
+        console.print(Text(f"metrics not in this log: {', '.join(absent)} (--verbose: definitions)"))
+
+
+def _phases(b: Breakdown, console: Console) -> None:
+    measured = [p for p in b.phases if p.duration_s is not None and not p.missing]
+    if measured:
+        table = Table(title="Phases", title_justify="left")
+        for column in ("phase", "start s", "end s", "duration s", "share"):
+            table.add_column(column, justify="left" if column == "phase" else "right", no_wrap=True)
+        table.add_column("", no_wrap=True)
+        for p in measured:
+            share = "-" if p.share is None else f"{p.share:.0%}"
+            table.add_row(
+                p.name,
+                seconds(p.start_s),
+                seconds(p.end_s),
+                seconds(p.duration_s),
+                share,
+                bar(p.share or 0.0, GLANCE_BAR_WIDTH),
+            )
+        console.print(table)
+    missing = [p for p in b.phases if p not in measured]
+    if missing and not measured:
+        console.print(Text("phases: none timed, the log has no milestone line (--verbose: which lines)"))
+    elif missing:
+        # One missing milestone line leaves two phases untimed: say each missing line once.
+        lines = dict.fromkeys(clean(p.missing or "no duration") for p in missing)
+        names = ", ".join(p.name for p in missing)
+        console.print(Text(f"phases not in this log: {names} ({'; '.join(lines)})"))
+
+
+def _gaps(b: Breakdown, console: Console, top_n: int) -> None:
+    if not b.gaps:
+        return
+    span_s = (b.last_s or 0.0) - (b.first_s or 0.0)
+    table = Table(title="Largest gaps between timed lines", title_justify="left")
+    table.add_column("at s", justify="right", no_wrap=True)
+    table.add_column("gap s", justify="right", no_wrap=True)
+    table.add_column("share", justify="right", no_wrap=True)
+    table.add_column("phase", no_wrap=True)
+    # The kernel prints a line when work is done, so the line that ends a gap names what the gap was
+    # spent on; after Run /init it is userspace's time, whatever line ends it (--verbose: the line before).
+    # One row per gap: the line is cut (not wrapped) to what the other columns leave of the width.
+    line_width = max(20, console.size.width - _GAP_FIXED_COLUMNS)
+    table.add_column("line that ended the gap", no_wrap=True, overflow="ellipsis", max_width=line_width)
+    for g in b.gaps[:top_n]:
+        share = f"{g.duration_s / span_s:.0%}" if span_s > 0 else "-"
+        table.add_row(
+            f"{g.start_s:.3f}",
+            f"{g.duration_s:.3f}",
+            share,
+            phase_at(b, g.start_s),
+            Text(clean(g.after, GAP_TEXT)),
+        )
+    console.print(table)
+
+
+def _initcalls(b: Breakdown, console: Console, top_n: int) -> None:
+    calls = b.initcalls
+    if not calls.count:
+        console.print("initcalls: none logged (boot with initcall_debug to see them)")
+        return
+    console.print(
+        Text(
+            f"Initcalls: {calls.count}, {calls.total_s:.3f} s in total, {len(calls.failed)} failed,"
+            f" {len(calls.unfinished)} never returned"
+        )
+    )
+    table = Table()
+    name_width = max(20, console.size.width - _INITCALL_FIXED_COLUMNS)
+    table.add_column("initcall", no_wrap=True, overflow="ellipsis", max_width=name_width)
+    table.add_column("start s", justify="right", no_wrap=True)
+    table.add_column("duration ms", justify="right", no_wrap=True)
+    table.add_column("ret", justify="right", no_wrap=True)
+    for call in calls.top[:top_n]:
+        duration = "-" if call.duration_us is None else f"{call.duration_us / 1000:.3f}"
+        name = call.name if call.module is None else f"{call.name} [{call.module}]"
+        table.add_row(Text(clean(name)), seconds(call.start_s), duration, str(call.ret))
+    console.print(table)
+    for call in calls.unfinished[:top_n]:
+        console.print(Text(f"  never returned: {clean(call.name)} (called at {seconds(call.start_s)} s)"))
+
+
+def _cpus(b: Breakdown, console: Console) -> None:
+    bring = b.cpu_bringup
+    if not bring.cpus and bring.serial_s is None:
+        return
+    timed = [c for c in bring.cpus if c.duration_s is not None]
+    count = b.identity.cpus if b.identity.cpus is not None else len(bring.cpus) + 1
+    took = "" if bring.serial_s is None else f" in {bring.serial_s:.3f} s"
+    if not bring.cpus:  # "smp: Brought up 1 node, 1 CPU": nothing was brought up, nothing to draw
+        console.print(Text(f"CPU bring-up: no secondary CPUs{took}"))
+        return
+    if not timed:
+        cycles = " (cycle counts: --verbose)" if any(c.phases_cycles for c in bring.cpus) else ""
+        console.print(Text(f"{count} CPUs brought up{took}; per-CPU times not in this log{cycles}"))
+        return
+    parallel = seconds(bring.parallel_estimate_s)
+    console.print(Text(f"CPU bring-up: {count} CPUs{took}, if parallel (slowest CPU) {parallel} s"))
+    table = Table()
+    table.add_column("cpu", justify="right", no_wrap=True)
+    table.add_column("start s", justify="right", no_wrap=True)
+    table.add_column("duration s", justify="right", no_wrap=True)
+    for c in bring.cpus:
+        table.add_row(str(c.cpu), seconds(c.start_s), seconds(c.duration_s))
+    console.print(table)
+
+
+def _advice(b: Breakdown, console: Console) -> None:
+    if not b.advice:
+        return
+    console.print(Text("Advice", style="bold"))
+    # A grid keeps the wrapped continuation lines indented under their label.
+    table = Table.grid(padding=(0, 1))
+    table.add_column(no_wrap=True)
+    table.add_column(overflow="fold")
+    for a in b.advice:
+        cost = "" if a.cost_s is None else f" (~{a.cost_s:.3f} s)"
+        table.add_row("•", Text(f"{clean(a.title, 200)}{cost}", style="bold"))
+        table.add_row("", Text(f"seen: {clean(a.evidence, 300)}"))
+        table.add_row("", Text(f"try:  {clean(a.remedy, 300)}"))
+    console.print(table)
