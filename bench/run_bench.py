@@ -29,14 +29,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from unittest import mock
 
 from bench.results import write_section
 from bootscope.analyze.captured import terminal_text
 from bootscope.lab import execute
+from bootscope.lab.boot import BootWorkload
 from bootscope.lab.plan import Plan, VariantSpec
+from bootscope.lab.target import LocalQemu
 from bootscope.model import Boot, LogLine
-from bootscope.sources import qemu
 from bootscope.sources.qemu import BootConfig
 from bootscope.store import BootRecord, Store
 
@@ -113,19 +113,28 @@ def _clock_zero_ns(lines: Sequence[LogLine]) -> int | None:
     return best
 
 
-def _timing(calls: list[_Call], real: Callable[..., Boot]) -> Callable[..., Boot]:
-    def boot_once(config: BootConfig, *args: object, **kwargs: object) -> Boot:
+class _TimedQemu(LocalQemu):
+    """QEMU on this host, with each boot's host times noted (when the runner called, QEMU started,
+    the first line and the marker arrived, the boot returned)."""
+
+    def __init__(self, calls: list[_Call]) -> None:
+        self.calls = calls
+
+    def boot(
+        self,
+        config: BootConfig,
+        on_line: Callable[[LogLine], None] | None,
+        on_start: Callable[[int], None] | None,
+    ) -> Boot:
         called = time.monotonic_ns()
-        boot = real(config, *args, **kwargs)
+        boot = super().boot(config, on_line, on_start)
         returned = time.monotonic_ns()
         marker = next(
             (line.host_ns for line in reversed(boot.lines) if "BOOTSCOPE-MARKER" in line.text), None
         )
         first = next((line.host_ns for line in boot.lines if line.host_ns is not None), None)
-        calls.append(_Call(called, boot.host_start_ns, first, marker, returned))
+        self.calls.append(_Call(called, boot.host_start_ns, first, marker, returned))
         return boot
-
-    return boot_once
 
 
 def run_setting(name: str, kernel: str, n: int, jobs: int, icount: int | None, db: Path) -> Setting:
@@ -138,15 +147,13 @@ def run_setting(name: str, kernel: str, n: int, jobs: int, icount: int | None, d
         accel="tcg",
         jobs=jobs,
     )
-    execute.prepare_configs(plan, "tcg")  # kernel download and initramfs build out of the timing
+    BootWorkload(plan).prepare(LocalQemu(), "tcg")  # kernel download and initramfs build out of the timing
     calls: list[_Call] = []
-    # Timed where the run calls it, so every boot of a real `bootscope run` is measured.
-    with (
-        mock.patch.object(execute, "boot_once", _timing(calls, qemu.boot_once)),
-        Store.open(db) as store,
-    ):
+    # Timed where the runner calls the target, so every boot of a real `bootscope run` is measured.
+    target = _TimedQemu(calls)
+    with Store.open(db) as store:
         started = time.monotonic()
-        result = execute.start_experiment(plan, store)
+        result = execute.start_experiment(plan, store, target=target)
         run_wall_s = time.monotonic() - started
         boots = store.boots(result.experiment.id)
         logs = store.logs(result.experiment.id)

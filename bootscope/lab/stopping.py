@@ -18,14 +18,15 @@ import numpy as np
 
 from bootscope import defaults
 from bootscope.errors import InputError
+from bootscope.metrics import BOOT_STOP_METRIC
 from bootscope.stats.sequential import MIN_N_PER_SIDE, precise_enough
 from bootscope.stats.summary import median_ci
 
 # samples_by_variant (variant name -> values in seconds, measured ok boots in run order) -> stop now?
 StopRule = Callable[[Mapping[str, Sequence[float]]], bool]
 
-# The metric whose precision decides (seed 000 times the boot up to the shell: userspace).
-STOP_METRIC = "userspace_s"
+# The metric whose precision decides a boot run (seed 000 times the boot up to the shell).
+STOP_METRIC = BOOT_STOP_METRIC
 
 
 def precision_stop_rule(

@@ -7,7 +7,8 @@ import csv
 import io
 import subprocess
 import sys
-from dataclasses import asdict
+from collections.abc import Sequence
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import pytest
@@ -16,18 +17,12 @@ from captures import load_chain_capture
 from bootscope.analyze.kexec import KEXEC_METRICS, chain_hops
 from bootscope.cli.report_inputs import run_view
 from bootscope.errors import InputError
-from bootscope.lab.kexec import (
-    INTERRUPTED_REASON,
-    ChainRecorder,
-    KexecVariant,
-    build_variants,
-    compare_variants,
-    ignored_options,
-    parse_variant,
-)
-from bootscope.model import Boot
+from bootscope.lab.kexec import INTERRUPTED_REASON, ChainRecorder
+from bootscope.lab.kexec_plan import KexecVariant, build_variants, ignored_options, parse_variant
+from bootscope.lab.summary import summarize_run
+from bootscope.model import Boot, LogLine
 from bootscope.sources.kexec import KexecOptions
-from bootscope.store import Store, VariantRecord
+from bootscope.store import BootRecord, Store, VariantRecord
 
 
 def _experiment(store: Store, *names: str) -> int:
@@ -42,9 +37,10 @@ def _experiment(store: Store, *names: str) -> int:
 
 
 def _recorder(store: Store, exp_id: int, variant: str, boot: Boot, first_index: int = 1) -> ChainRecorder:
-    recorder = ChainRecorder(
-        store, exp_id, variant, first_index=first_index, round_number=0, releases=("6.1", "6.1")
-    )
+    def emit(record: BootRecord, lines: Sequence[LogLine]) -> BootRecord:
+        return replace(record, id=store.record_boot(exp_id, record, lines))
+
+    recorder = ChainRecorder(emit, variant, first_index=first_index, releases=("6.1", "6.1"), accel="tcg")
     recorder.start(boot.host_start_ns)
     return recorder
 
@@ -156,7 +152,7 @@ def test_compare_on_a_stored_kexec_run(kexec_run: tuple[Path, int]) -> None:
     db, exp_id = kexec_run
     with Store.open(db) as store:
         downtimes = store.samples(exp_id, "kexec_downtime_s")
-        comparisons, _notes = compare_variants(store, exp_id)
+        comparisons = [c for group in summarize_run(store, exp_id).comparisons for c in group]
     assert {name: len(v) for name, v in downtimes.items()} == {"nochecks": 2, "fileload": 2}
     done = _bootscope(
         "compare", str(exp_id), "--metric", "kexec_downtime_s", "--db", str(db), "--format", "csv"

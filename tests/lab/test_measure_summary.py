@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bootscope.lab.execute import measure
+from bootscope.lab.boot import measure
 from bootscope.lab.plan import VariantSpec
 from bootscope.lab.summary import compare_variants, failed_boots, summarize
 from bootscope.model import Boot, LogLine
@@ -37,7 +37,7 @@ def test_measure_reads_the_guests_own_times(data_dir: Path) -> None:
     lines = _captured(data_dir / "debian-6.1-cloud-smp2.log")
     init_s, uptime_s, marker_index = _expected(lines)
     boot = Boot(lines=tuple(lines), host_start_ns=START_NS)
-    metrics, release, note = measure(boot, VariantSpec(name="a", kernel="k"), "hint")
+    metrics, release, note = measure(boot, VariantSpec(name="a", kernel="k").marker, "hint")
     assert note == ""
     assert metrics["kernel_init_s"] == init_s == 3.194636
     assert metrics["userspace_s"] == uptime_s == 3.28
@@ -59,7 +59,7 @@ def test_marker_after_firmware_escapes_and_no_kernel_lines(data_dir: Path) -> No
         ),
     ]
     metrics, release, note = measure(
-        Boot(lines=tuple(lines), host_start_ns=START_NS), VariantSpec("q", "k"), "r"
+        Boot(lines=tuple(lines), host_start_ns=START_NS), VariantSpec("q", "k").marker, "r"
     )
     assert metrics["userspace_s"] == 5.62
     assert metrics["kernel_init_s"] is None
@@ -69,7 +69,8 @@ def test_marker_after_firmware_escapes_and_no_kernel_lines(data_dir: Path) -> No
 
 
 def test_measure_of_an_empty_boot_is_not_an_error() -> None:
-    metrics, release, _note = measure(Boot(lines=(), host_start_ns=START_NS), VariantSpec("a", "k"), None)
+    empty = Boot(lines=(), host_start_ns=START_NS)
+    metrics, release, _note = measure(empty, VariantSpec("a", "k").marker, None)
     assert release is None
     assert all(value is None for value in metrics.values())
 
@@ -109,7 +110,7 @@ def test_marker_after_a_midline_terminal_reset() -> None:
         )
     ]
     metrics, _release, note = measure(
-        Boot(lines=tuple(lines), host_start_ns=START_NS), VariantSpec("q", "k"), None
+        Boot(lines=tuple(lines), host_start_ns=START_NS), VariantSpec("q", "k").marker, None
     )
     assert metrics["userspace_s"] == 1.88 and metrics["host_wall_s"] == 3e-9
     assert "kernel_init_s" in note

@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from bootscope.errors import InputError
-from bootscope.lab.execute import prepare_configs
+from bootscope.lab.boot import BootWorkload
 from bootscope.lab.plan import Plan, VariantSpec, build_plan, parse_variant, plan_from_dict
 from bootscope.lab.schedule import build_schedule
+from bootscope.lab.target import LocalQemu
 from bootscope.sources.qemu import build_command
 
 
@@ -194,7 +195,9 @@ def test_disk_variant_boots_without_bootscopes_initramfs(cloud_kernel: Path, tmp
         kernel=str(cloud_kernel),
         variants=[f"disk:disk={image},marker=login:,append=root=/dev/vda", f"ram:file={host}:/etc/x"],
     )
-    configs, _releases = prepare_configs(plan, "tcg")
+    workload = BootWorkload(plan)
+    workload.prepare(LocalQemu(), "tcg")
+    configs = workload.configs
     disk, ram = configs["disk"], configs["ram"]
     assert (disk.initrd, disk.disk, disk.disk_format, disk.marker_regex) == (None, image, "raw", "login:")
     assert "-initrd" not in build_command(disk) and "root=/dev/vda" in disk.append

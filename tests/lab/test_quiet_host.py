@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from bootscope.lab import execute
+from bootscope.lab import execute, runner
+from bootscope.lab.boot import BootWorkload
 from bootscope.lab.plan import Plan, VariantSpec
 from bootscope.lab.schedule import Slot
 from bootscope.lab.summary import summarize
+from bootscope.lab.target import LocalQemu
 from bootscope.store import BootRecord, Store
 
 HOG = [sys.executable, "-c", "while True: pass"]
@@ -54,7 +56,7 @@ def test_quiet_host_waits_and_reruns_a_disturbed_boot(
     cloud_kernel: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Bounded waits: the machine is shared, so "idle" may never come; the test must not hang on it.
-    monkeypatch.setattr(execute, "IDLE_WAIT_S", 20.0)
+    monkeypatch.setattr(runner, "IDLE_WAIT_S", 20.0)
     plan = Plan(
         variants=(VariantSpec("a", str(cloud_kernel)),),
         seed=1,
@@ -63,7 +65,7 @@ def test_quiet_host_waits_and_reruns_a_disturbed_boot(
         accel="tcg",
         quiet_host=True,
     )
-    execute.prepare_configs(plan, "tcg")  # kernel and initramfs cached before the clock matters
+    BootWorkload(plan).prepare(LocalQemu(), "tcg")  # kernel and initramfs cached before the clock matters
     reporter = _HogDuringFirstBoot()
     # 1. A hog runs when the run starts: the first boot waits until it has ended.
     early_hog = subprocess.Popen(HOG)
@@ -94,7 +96,7 @@ def test_quiet_host_waits_and_reruns_a_disturbed_boot(
     assert first.disturbed and first.superseded and first.outcome == "ok"
     assert first.other_cpu_s is not None and first.other_cpu_s > 0.5
     assert rest and [b.attempt for b in rest] == list(range(1, len(rest) + 1))
-    assert len(boots) <= execute.QUIET_HOST_ATTEMPTS
+    assert len(boots) <= runner.QUIET_HOST_ATTEMPTS
     # Only the last attempt counts; every attempt's console is kept.
     assert [b.superseded for b in boots] == [True] * (len(boots) - 1) + [False]
     assert all(logs[b.id] for b in boots if b.id is not None) and len(logs) == len(boots)

@@ -1,5 +1,5 @@
 """`--until precise`: the stopping rule, and the run loop that consults it, fed a fake sample stream
-(boot_once replaced by a function that prints the guest's numbers; nothing boots)."""
+(a fake target that prints the guest's numbers; nothing boots)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ from scipy import stats as sps
 
 from bootscope.errors import InputError
 from bootscope.lab import execute
+from bootscope.lab.fake import FakeTarget
 from bootscope.lab.plan import Plan, VariantSpec
+from bootscope.lab.runner import RunResult
 from bootscope.lab.schedule import build_schedule
 from bootscope.lab.stopping import (
     STOP_METRIC,
@@ -23,7 +25,6 @@ from bootscope.lab.stopping import (
     stop_rule_for,
 )
 from bootscope.model import Boot, LogLine, Outcome
-from bootscope.sources.accel import AccelChoice
 from bootscope.sources.qemu import BootConfig
 from bootscope.stats.sequential import precise_enough
 from bootscope.store import Store
@@ -91,16 +92,21 @@ def test_stop_rule_for_rejects_what_it_cannot_do() -> None:
 # --- the run loop with a fake sample stream ------------------------------------------------------
 
 
-def _fake_boots(streams: dict[str, Iterator[float]]) -> Callable[..., Boot]:
-    """A stand-in for boot_once: the variant (its config's append) draws the guest's uptime from its
-    stream; the console holds one timed kernel line and the marker, as a real one would."""
+class _StreamTarget(FakeTarget):
+    """The fake target, except that each variant (its config's append) draws the guest's uptime from
+    its stream; the console holds one timed kernel line and the marker, as a real one would."""
 
-    def boot_once(
+    def __init__(self, streams: dict[str, Iterator[float]]) -> None:
+        super().__init__()
+        self.streams = streams
+
+    def boot(
+        self,
         config: BootConfig,
         on_line: Callable[[LogLine], None] | None = None,
         on_start: Callable[[int], None] | None = None,
     ) -> Boot:
-        uptime_s = next(streams[config.append])
+        uptime_s = next(self.streams[config.append])
         start_ns = time.monotonic_ns()
         lines = (
             LogLine(f"[    {uptime_s - 0.05:.6f}] Run /init as init process", host_ns=start_ns + 10**9),
@@ -108,12 +114,10 @@ def _fake_boots(streams: dict[str, Iterator[float]]) -> Callable[..., Boot]:
         )
         return Boot(lines=lines, outcome=Outcome.OK, accel="tcg", host_start_ns=start_ns)
 
-    return boot_once
-
 
 def _run(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, spreads: dict[str, float], **plan_options: object
-) -> tuple[execute.RunResult, Store, dict[str, list[float]]]:
+    tmp_path: Path, spreads: dict[str, float], **plan_options: object
+) -> tuple[RunResult, Store, dict[str, list[float]]]:
     rngs = {name: random.Random(index) for index, name in enumerate(spreads)}
     drawn: dict[str, list[float]] = {name: [] for name in spreads}
 
@@ -123,21 +127,16 @@ def _run(
             drawn[name].append(value)
             yield value
 
-    streams = {name: stream(name) for name in spreads}
-    configs = {name: BootConfig(kernel=Path("k"), initrd=None, append=name) for name in spreads}
-    monkeypatch.setattr(execute, "boot_once", _fake_boots(streams))
-    monkeypatch.setattr(execute, "prepare_configs", lambda plan, accel: (configs, dict.fromkeys(configs)))
-    monkeypatch.setattr(execute, "_choose_accel", lambda plan, reprobe=False: AccelChoice("tcg", "test"))
-    monkeypatch.setattr(execute, "host_info", lambda: {})
+    target = _StreamTarget({name: stream(name) for name in spreads})
     plan = Plan(
-        variants=tuple(VariantSpec(name, "k") for name in spreads),
+        variants=tuple(VariantSpec(name, "k", append=name) for name in spreads),
         seed=11,
         warmup_per_variant=1,
         until="precise",
         **plan_options,  # type: ignore[arg-type]
     )
     store = Store.open(tmp_path / "until.db")
-    return execute.start_experiment(plan, store), store, drawn
+    return execute.start_experiment(plan, store, target=target), store, drawn
 
 
 def _first_precise_round(samples: dict[str, list[float]], min_rounds: int, precision: float) -> int | None:
@@ -151,9 +150,9 @@ def _first_precise_round(samples: dict[str, list[float]], min_rounds: int, preci
     return None
 
 
-def test_run_stops_after_the_first_precise_round(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_run_stops_after_the_first_precise_round(tmp_path: Path) -> None:
     result, store, drawn = _run(
-        monkeypatch, tmp_path, {"a": 0.03, "b": 0.03, "c": 0.03}, samples_per_variant=5, precision=0.01,
+        tmp_path, {"a": 0.03, "b": 0.03, "c": 0.03}, samples_per_variant=5, precision=0.01,
         max_n=40,
     )  # fmt: skip
     with store:
@@ -170,9 +169,9 @@ def test_run_stops_after_the_first_precise_round(monkeypatch: pytest.MonkeyPatch
     assert [(b.index, b.variant, b.warmup) for b in boots] == [(s.index, s.variant, s.warmup) for s in order]
 
 
-def test_run_gives_up_at_max_n_and_says_so(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_run_gives_up_at_max_n_and_says_so(tmp_path: Path) -> None:
     result, store, _drawn = _run(
-        monkeypatch, tmp_path, {"a": 0.02, "noisy": 1.0}, samples_per_variant=5, precision=0.001, max_n=8
+        tmp_path, {"a": 0.02, "noisy": 1.0}, samples_per_variant=5, precision=0.001, max_n=8
     )
     with store:
         samples = store.samples(result.experiment.id, STOP_METRIC)
@@ -182,14 +181,10 @@ def test_run_gives_up_at_max_n_and_says_so(monkeypatch: pytest.MonkeyPatch, tmp_
     assert any("not yet precise to 0.1 %" in note for note in result.notes)
 
 
-def test_resuming_a_run_that_stopped_early_boots_nothing(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    result, store, _drawn = _run(
-        monkeypatch, tmp_path, {"a": 0.01}, samples_per_variant=6, precision=0.05, max_n=30
-    )
+def test_resuming_a_run_that_stopped_early_boots_nothing(tmp_path: Path) -> None:
+    result, store, _drawn = _run(tmp_path, {"a": 0.01}, samples_per_variant=6, precision=0.05, max_n=30)
     assert result.stopped_early
     with store:
-        again = execute.resume_experiment(result.experiment.id, store)
+        again = execute.resume_experiment(result.experiment.id, store, target=FakeTarget())
         assert len(store.boots(result.experiment.id)) == 7  # one warm-up and six measured boots
     assert again.boots_run == 0
