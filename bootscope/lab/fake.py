@@ -41,13 +41,15 @@ def _params(append: str) -> dict[str, str]:
 @dataclass(slots=True)
 class FakeTarget:
     """Boots nothing: returns synthetic consoles. ``boots`` counts the boots made; ``before_boot``
-    (if set) runs before each one, e.g. to raise KeyboardInterrupt like a Ctrl-C mid-run."""
+    (if set) runs before each one, e.g. to raise KeyboardInterrupt like a Ctrl-C mid-run;
+    ``line_hook`` (if set) sees every console line before the runner does."""
 
     seed: int = 0
     jitter_ms: float = 5.0
     name: str = "fake"
     boots: int = 0
     before_boot: Callable[[BootConfig], None] | None = None
+    line_hook: Callable[[LogLine], None] | None = None
     _clock_ns: itertools.count[int] = field(default_factory=lambda: itertools.count(10**12, 10**11))
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -55,9 +57,9 @@ class FakeTarget:
         """Return a kernel named ``spec`` (nothing is read: every spec is a fake kernel)."""
         return KernelImage(image=Path(spec), initrd=initrd, release=FAKE_RELEASE, package=None, spec=spec)
 
-    def read_release(self, image: Path) -> str | None:
-        """Return the fake release."""
-        return FAKE_RELEASE
+    def resolve_to(self, spec: str) -> tuple[Path, str | None]:
+        """Return ``spec`` as the kernel to kexec into, with the fake release."""
+        return Path(spec), FAKE_RELEASE
 
     def build_initramfs(self, commands: tuple[str, ...], files: tuple[tuple[Path, str], ...]) -> Path:
         """Return a made-up path (nothing is built)."""
@@ -122,6 +124,8 @@ class FakeTarget:
                 )
             host_ns += _FIRMWARE_NS
         for line in lines:
+            if self.line_hook is not None:
+                self.line_hook(line)
             if on_line is not None:
                 on_line(line)
         return Boot(

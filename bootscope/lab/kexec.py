@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from bootscope.analyze.kexec import MARKER_RE, KexecHop, chain_hops
-from bootscope.errors import BootscopeError, InputError
+from bootscope.errors import BootscopeError
 from bootscope.lab.kexec_plan import KexecPlan, ignored_options, kexec_plan_from_dict
 from bootscope.lab.schedule import Slot
 from bootscope.lab.target import LocalQemu, Target
@@ -201,7 +201,7 @@ class KexecWorkload:
         options. Raises BootError (no QEMU, kernel, kexec or busybox) or InputError (bad options)."""
         from_image = target.resolve_kernel(self.plan.from_spec)
         for variant in self.plan.variants:
-            to_path, to_release = _resolve_to(target, variant.to)
+            to_path, to_release = target.resolve_to(variant.to)
             config = chain.ChainConfig(
                 from_kernel=from_image.image,
                 initrd=target.build_chain_initramfs(to_path),
@@ -249,18 +249,6 @@ class KexecWorkload:
         recorder.finish(boot, self.plan.hops)
 
 
-def _resolve_to(target: Target, spec: str) -> tuple[Path, str | None]:
-    """Return the TO kernel's path and release. A plain path is taken as is, even if it is not a
-    kernel: the guest's kexec refusing it is a result to record. Raises BootError/InputError."""
-    if spec.startswith("debian:"):
-        image = target.resolve_kernel(spec)
-        return image.image, image.release
-    path = Path(spec).expanduser()
-    if not path.is_file():
-        raise InputError(f"no such TO kernel: {spec}")
-    return path.resolve(), target.read_release(path)
-
-
 def resolve_to(spec: str, target: Target | None = None) -> tuple[Path, str | None]:
     """Return the TO kernel's path and release on ``target`` (default: this host's QEMU)."""
-    return _resolve_to(target or LocalQemu(), spec)
+    return (target or LocalQemu()).resolve_to(spec)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-from bootscope.errors import BootError
+from bootscope.errors import BootError, InputError
 from bootscope.lab.hostinfo import host_info
 from bootscope.model import Boot, LogLine
 from bootscope.sources.accel import AccelChoice, choose_accel
@@ -34,8 +34,8 @@ class Target(Protocol):
     def resolve_kernel(self, spec: str, initrd: Path | None = None) -> KernelImage:
         """Return the kernel that ``spec`` names (a path or ``debian:...``)."""
 
-    def read_release(self, image: Path) -> str | None:
-        """Return the release string that kernel ``image`` names, or None if it cannot be read."""
+    def resolve_to(self, spec: str) -> tuple[Path, str | None]:
+        """Return the kernel a kexec chain loads (its path and release, None if unknown)."""
 
     def build_initramfs(self, commands: tuple[str, ...], files: tuple[tuple[Path, str], ...]) -> Path:
         """Return bootscope's initramfs that runs ``commands`` and holds ``files`` (host, guest)."""
@@ -70,12 +70,20 @@ class LocalQemu:
         """Return the kernel ``spec`` names, fetching Debian's package into the cache if needed."""
         return resolve_kernel(spec, initrd=initrd)
 
-    def read_release(self, image: Path) -> str | None:
-        """Return the release that ``image``'s header names (None when it is not a readable bzImage)."""
+    def resolve_to(self, spec: str) -> tuple[Path, str | None]:
+        """Return the kernel a kexec chain loads: ``debian:...`` resolved, or any existing file taken
+        as it is, even if it is not a kernel (the guest's kexec refusing it is a result to record).
+        Raises InputError for a missing file, BootError for a failed download."""
+        if spec.startswith("debian:"):
+            image = resolve_kernel(spec)
+            return image.image, image.release
+        path = Path(spec).expanduser()
+        if not path.is_file():
+            raise InputError(f"no such TO kernel: {spec}")
         try:
-            return read_image_release(image)
+            return path.resolve(), read_image_release(path)
         except BootError:
-            return None
+            return path.resolve(), None
 
     def build_initramfs(self, commands: tuple[str, ...], files: tuple[tuple[Path, str], ...]) -> Path:
         """Return bootscope's initramfs (cached by content) with ``commands`` and ``files``."""
