@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bootscope.cli.report_inputs import boots_from_logs
+from bootscope.lab.views import boots_from_logs
 from bootscope.metrics import DEFINITIONS
 from bootscope.report.html import render_boot_report
 

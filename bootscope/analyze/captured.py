@@ -38,6 +38,7 @@ class CapturedAnalysis:
     format: str
     warnings: tuple[str, ...]
     note: str
+    lines: tuple[LogLine, ...] = ()
 
 
 def terminal_text(text: str) -> str:
@@ -79,4 +80,4 @@ def analyze_captured(
         # `quiet` hides every timed kernel line, yet the marker still carries the guest's uptime.
         lines, note, fmt_name, warnings = cleaned, NO_TIMED_LINE, "untimed", ()
     breakdown = analyze_boot(lines, top_n=top_n, marker_regex=marker_regex, host_start_ns=host_start_ns)
-    return CapturedAnalysis(breakdown, fmt_name, warnings, note)
+    return CapturedAnalysis(breakdown, fmt_name, warnings, note, tuple(lines))

@@ -35,8 +35,6 @@ MARKER_RE = re.compile(
 )
 ERROR_RE = re.compile(r"BOOTSCOPE-KEXEC-ERROR(?: hop=(?P<hop>\d+))?\s*(?P<text>.*)")
 _NS_PER_S = 1e9
-# The metrics of a kexec reboot (seconds), in the order reports show them.
-KEXEC_METRICS = ("kexec_downtime_s", "kexec_blind_s", "kexec_load_s", "kernel_init_s")
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,7 @@
 """``bootscope analyze --run ID --boot K``: analyze a boot that ``bootscope run`` stored.
 
 The stored log is the raw console capture with host arrival times; it is read again exactly as
-``bootscope run`` read it when the boot ended (:mod:`bootscope.lab.measure`), so the host-side
+``bootscope run`` read it when the boot ended (:mod:`bootscope.lab.stored`), so the host-side
 metrics appear, a ``quiet`` console still shows what can be measured, and a better parser later gives
 better answers for old runs.
 """
@@ -13,23 +13,9 @@ from collections.abc import Sequence
 
 from rich.text import Text
 
-from bootscope.analyze.captured import analyze_captured, user_marker
-from bootscope.errors import InputError, StoreError
-from bootscope.store import BootRecord, ExperimentRecord, Store
-
-
-def _final_attempt(boots: Sequence[BootRecord], index: int) -> BootRecord | None:
-    # The attempt that counts: not superseded, else the latest (the same one Store.boot_log returns).
-    attempts = [boot for boot in boots if boot.index == index]
-    return min(attempts, key=lambda boot: (boot.superseded, -boot.attempt), default=None)
-
-
-def _variant_marker(experiment: ExperimentRecord, variant: str) -> str | None:
-    for record in experiment.variants:
-        if record.name == variant:
-            marker = record.config.get("marker")
-            return user_marker(marker) if isinstance(marker, str) else None
-    return None
+from bootscope.errors import InputError
+from bootscope.lab.stored import analyze_stored_boot
+from bootscope.store import Store
 
 
 def analyze_stored(
@@ -58,18 +44,8 @@ def analyze_stored(
     if top < 1:
         raise InputError("--top must be at least 1")
     with Store.open(db) as store:
-        experiment = store.experiment(run)
-        record = _final_attempt(store.boots(experiment.id), boot)
-        if record is None:
-            raise StoreError(f"{store.name}: experiment {experiment.id} has no boot {boot}")
-        captured = store.boot_log(experiment.id, boot)
-    analysis = analyze_captured(
-        captured,
-        host_start_ns=record.host_start_ns,
-        marker_regex=marker if marker is not None else _variant_marker(experiment, record.variant),
-        top_n=top,
-        fmt=fmt,
-    )
+        stored = analyze_stored_boot(store, run, boot, marker=marker, top_n=top, fmt=fmt)
+    experiment, record, analysis = stored.experiment, stored.record, stored.analysis
     title = f"run {experiment.id} boot {boot}"
     if as_json:
         from bootscope.report.json_out import write_analysis_document

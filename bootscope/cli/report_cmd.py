@@ -54,7 +54,7 @@ def _one_source(logs: list[Path] | None, run: str | None) -> list[Path]:
 
 
 def _boot_of(logs: list[Path] | None, run: str | None, db: str, boot: int | None, fmt: str) -> BootView:
-    from bootscope.cli import report_inputs as inputs  # scipy, sqlalchemy: only when run
+    from bootscope.lab import views as inputs  # scipy, sqlalchemy: only when run
     from bootscope.store.db import Store
 
     paths = _one_source(logs, run)
@@ -82,7 +82,7 @@ def report(
     input_format: InputFormatOpt = "auto",
 ) -> None:
     """Write one self-contained HTML report (timeline, gap chart, log) of a boot log or a stored run."""
-    from bootscope.cli import report_inputs as inputs
+    from bootscope.lab import views as inputs
 
     _, fmt = resolve_formats(output_format, input_format, ("html",), "html")
     from bootscope.store.db import Store
@@ -160,7 +160,7 @@ def plot(
 def _values(
     logs: list[Path] | None, run: str | None, db: str, metric: str, fmt: str
 ) -> tuple[dict[str, list[float]], dict[str, tuple[float, float | None, float | None]]]:
-    from bootscope.cli import report_inputs as inputs
+    from bootscope.lab import views as inputs
     from bootscope.store.db import Store
 
     if metric not in DEFINITIONS:

@@ -101,7 +101,8 @@ class FakeTarget:
         host_ns = start_ns + _FIRMWARE_NS
         for hop in range(max(hops, 0) + 1):
             init_s = float(params.get("fake.init_ms", "1000")) / 1000 + rng.uniform(0, self.jitter_ms / 1000)
-            kernel, host_ns = _kernel_lines(config.append, hop, hops, init_s, host_ns)
+            own = config.marker_regex == defaults.MARKER_PREFIX
+            kernel, host_ns = _kernel_lines(config.append, hop, hops, init_s, host_ns, own)
             lines += kernel
             if params.get("fake.fail") in ("panic", "timeout") and hop == 0:
                 outcome = Outcome(params["fake.fail"])
@@ -139,16 +140,24 @@ class FakeTarget:
         )
 
 
-def _kernel_lines(append: str, hop: int, hops: int, init_s: float, host_ns: int) -> tuple[list[LogLine], int]:
+def _kernel_lines(
+    append: str, hop: int, hops: int, init_s: float, host_ns: int, own_marker: bool
+) -> tuple[list[LogLine], int]:
     """Return one kernel's console lines (printk-stamped, host-stamped from ``host_ns``) and the host
-    time after its marker."""
+    time after its marker: bootscope's marker, or (``own_marker`` False, a user's initramfs) a timed
+    line from its init 0.3 s later and an untimed ``login:`` prompt."""
     texts = [
         (0.0, f"Linux version {FAKE_RELEASE} (fake@bootscope) (gcc 12.2.0) #1 SMP PREEMPT_DYNAMIC"),
         (0.0, f"Command line: console=ttyS0 {append}"),
         (init_s * 0.3, "smp: Brought up 1 node, 1 CPU"),
         (init_s, "Run /init as init process"),
     ]
+    if not own_marker:
+        texts.append((init_s + 0.3, "fake-init: starting a getty on ttyS0"))
     lines = [LogLine(f"[{t:12.6f}] {text}", host_ns=host_ns + int(t * _NS)) for t, text in texts]
+    if not own_marker:
+        host_ns += int((init_s + 0.35) * _NS)
+        return [*lines, LogLine("fake login: ", host_ns=host_ns)], host_ns
     uptime_s = init_s + 0.05
     host_ns += int(uptime_s * _NS)
     suffix = f" hop={hop}" if hops >= 0 else ""

@@ -11,7 +11,8 @@ import csv
 import io
 from typing import TYPE_CHECKING, Any
 
-from bootscope.store.records import EXPORT_METRICS, BootRecord
+from bootscope.metrics import EXPORT_METRICS
+from bootscope.store.records import BootRecord
 
 if TYPE_CHECKING:
     from bootscope.store.db import Store

@@ -10,9 +10,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-# The headline metrics every export names, even when a boot did not reach them (value None).
-EXPORT_METRICS = ("kernel_init_s", "userspace_s", "host_wall_s")
-
 # Experiment life cycle: running -> complete, or running -> interrupted (Ctrl-C, crash, kill);
 # an interrupted experiment can be resumed, which sets it back to running.
 STATUS_RUNNING = "running"

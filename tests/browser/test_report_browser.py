@@ -11,7 +11,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "report"))
 from report_fixtures import make_stored_run, real_views
 
-from bootscope.cli.report_inputs import boots_from_logs
+from bootscope.lab.views import boots_from_logs
 from bootscope.metrics import DEFINITIONS
 from bootscope.report.html import render_boot_report
 from bootscope.report.views import drawable_initcalls
@@ -92,7 +92,7 @@ def test_hostile_log_renders_as_text(tmp_path: Path, open_page: Any, artifacts: 
 
 
 def test_run_report_draws_every_metric(tmp_path: Path, open_page: Any, artifacts: Path) -> None:
-    from bootscope.cli.report_inputs import run_view
+    from bootscope.lab.views import run_view
     from bootscope.report.html import render_run_report
     from bootscope.store.db import Store
 

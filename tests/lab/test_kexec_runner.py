@@ -14,12 +14,13 @@ from pathlib import Path
 import pytest
 from captures import load_chain_capture
 
-from bootscope.analyze.kexec import KEXEC_METRICS, chain_hops
-from bootscope.cli.report_inputs import run_view
+from bootscope.analyze.kexec import chain_hops
 from bootscope.errors import InputError
 from bootscope.lab.kexec import INTERRUPTED_REASON, ChainRecorder
 from bootscope.lab.kexec_plan import KexecVariant, build_variants, ignored_options, parse_variant
 from bootscope.lab.summary import summarize_run
+from bootscope.lab.views import run_view
+from bootscope.metrics import KEXEC_METRICS
 from bootscope.model import Boot, LogLine
 from bootscope.sources.kexec import KexecOptions
 from bootscope.store import BootRecord, Store, VariantRecord

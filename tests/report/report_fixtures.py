@@ -81,7 +81,7 @@ def hand_view(label: str = "hand", scale: float = 1.0) -> BootView:
 
 def real_views(path: Path) -> list[BootView]:
     """The boots of a real log in tests/data, parsed and analysed by the real stages."""
-    from bootscope.cli.report_inputs import boots_from_logs
+    from bootscope.lab.views import boots_from_logs
 
     return boots_from_logs([path])
 

@@ -11,17 +11,18 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bootscope.analyze.breakdown import analyze_boot
-from bootscope.analyze.kexec import KEXEC_METRICS
 from bootscope.errors import InputError, StatsError
+from bootscope.lab.stored import analyze_stored_boot
+from bootscope.metrics import EXPORT_METRICS, KEXEC_METRICS, unit_of
 from bootscope.model import Comparison, Outcome, Sample, SideSummary
-from bootscope.parse import parse_captured, parse_log
+from bootscope.parse import parse_log
 from bootscope.report.html import FailedBoot, RunView
 from bootscope.report.views import BootView
 from bootscope.sources.files import read_text_lines
 from bootscope.stats.compare import Options, compare_many
 from bootscope.stats.summary import summarize
 from bootscope.store.db import Store
-from bootscope.store.records import EXPORT_METRICS, BootRecord
+from bootscope.store.records import BootRecord
 
 
 def boots_from_logs(paths: Sequence[Path], fmt: str = "auto") -> list[BootView]:
@@ -52,17 +53,11 @@ def _final(boots: Sequence[BootRecord]) -> list[BootRecord]:
 
 
 def stored_boot(store: Store, exp_id: int, index: int, records: Sequence[BootRecord]) -> BootView:
-    """Return the stored boot at position ``index`` of an experiment, re-parsed and analysed.
-
-    Raises StoreError if there is no such boot, ParseError if its log has no timestamp.
-    """
-    record = next((b for b in _final(records) if b.index == index), None)
-    lines = store.boot_log(exp_id, index)
-    parsed = parse_captured(lines)
-    boot_lines = max(parsed.boots, key=len) if parsed.boots else ()
-    host_start = record.host_start_ns if record else None
-    label = f"run {exp_id} boot {index}" + (f" ({record.variant})" if record else "")
-    return BootView(label, analyze_boot(boot_lines, host_start_ns=host_start), tuple(boot_lines))
+    """Return the stored boot at position ``index`` of an experiment, analysed exactly as every other
+    command analyses it (:func:`bootscope.lab.stored.analyze_stored_boot`: its variant's marker, the
+    console's escape sequences dropped). Raises StoreError if there is no such boot."""
+    stored = analyze_stored_boot(store, exp_id, index, records=records)
+    return BootView(stored.label, stored.analysis.breakdown, stored.analysis.lines)
 
 
 def _outcome(value: str) -> Outcome:
@@ -99,7 +94,12 @@ def run_view(store: Store, run: str, alpha: float, with_example: bool = True) ->
             # StatsError: e.g. too few distinct values; the distributions still show the samples.
             with contextlib.suppress(StatsError):
                 comparisons += compare_many(
-                    usable[base], {n: usable[n] for n in others}, metric, "s", Options(alpha=alpha), base
+                    usable[base],
+                    {n: usable[n] for n in others},
+                    metric,
+                    unit_of(metric),
+                    Options(alpha=alpha),
+                    base,
                 )
     failures = tuple(FailedBoot(b.variant, b.index, b.outcome, b.reason) for b in final if b.outcome != "ok")
     environment = [(f"host {k}", str(v)) for k, v in sorted(exp.host.items())]
