@@ -115,6 +115,8 @@ KEXEC_METRICS = (KEXEC_DOWNTIME_S, KEXEC_BLIND_S, KEXEC_LOAD_S, KERNEL_INIT_S)
 BOOT_STOP_METRIC = USERSPACE_S
 # The default metric of compare and friends: the kernel's own time to init.
 DEFAULT_METRIC = KERNEL_INIT_S
+# The headline numbers of one boot in a report.
+HEADLINE_METRICS = (KERNEL_INIT_S, USERSPACE_S, HOST_WALL_S, KEXEC_DOWNTIME_S)
 # What the progress bar shows as a boot's last sample, first one present wins.
 PROGRESS_METRICS = (USERSPACE_S, KERNEL_INIT_S, KEXEC_DOWNTIME_S)
 

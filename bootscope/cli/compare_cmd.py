@@ -14,6 +14,7 @@ from bootscope.amounts import UNIT_FACTORS, parse_amount
 from bootscope.cli.console import output_console
 from bootscope.defaults import ALPHA, DEFAULT_DB
 from bootscope.errors import BootscopeError, InputError
+from bootscope.metrics import DEFAULT_METRIC
 from bootscope.model import Comparison
 from bootscope.report import compare_out, mail
 
@@ -127,7 +128,9 @@ def compare(
     a_logs: Annotated[Path | None, typer.Option("--a-logs", help="Side a: a directory of boot logs.")] = None,
     b_logs: Annotated[Path | None, typer.Option("--b-logs", help="Side b: a directory of boot logs.")] = None,
     baseline: Annotated[str | None, typer.Option(help="RUN's variant to compare the others with.")] = None,
-    metric: Annotated[str | None, typer.Option(help="Metric to compare [default: kernel_init_s].")] = None,
+    metric: Annotated[
+        str | None, typer.Option(help=f"Metric to compare [default: {DEFAULT_METRIC}].")
+    ] = None,
     db: Annotated[str, typer.Option(help="SQLite file or PostgreSQL URL of the store.")] = DEFAULT_DB,
     alpha: Annotated[float, typer.Option(help="Significance level.")] = ALPHA,
     alternative: Annotated[
@@ -171,7 +174,7 @@ def compare(
     options = Options(alpha, alternative, method, detect_abs, detect_rel, seed, margin_value)
 
     if run is not None:
-        metric_name = metric or "kernel_init_s"
+        metric_name = metric or DEFAULT_METRIC
         _check_metric(metric_name)
         base, samples = _values_from_run(run, db, metric_name, baseline)
         scaled = {name: [v * factor for v in values] for name, values in samples.items()}
@@ -183,7 +186,7 @@ def compare(
         if chosen[0] == "--a-logs/--b-logs":
             if a_logs is None or b_logs is None:
                 raise InputError("give both --a-logs and --b-logs")
-            metric_name = metric or "kernel_init_s"
+            metric_name = metric or DEFAULT_METRIC
             _check_metric(metric_name)
             side_a = [v * factor for v in _values_from_logs(a_logs, metric_name)]
             side_b = [v * factor for v in _values_from_logs(b_logs, metric_name)]

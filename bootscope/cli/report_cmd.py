@@ -13,7 +13,7 @@ from bootscope.cli.console import error_console
 from bootscope.cli.options import InputFormatOpt, resolve_formats
 from bootscope.defaults import ALPHA, DEFAULT_DB
 from bootscope.errors import InputError
-from bootscope.metrics import DEFINITIONS
+from bootscope.metrics import DEFAULT_METRIC, DEFINITIONS
 from bootscope.report.html import render_boot_report, render_run_report
 from bootscope.report.trace import render_trace
 from bootscope.report.views import BootView
@@ -125,7 +125,7 @@ def plot(
     logs: LogsArg = None,
     kind: Annotated[PlotKind, typer.Option("--kind", help="What to draw.")] = PlotKind.timeline,
     output: Annotated[Path, typer.Option("-o", "--output", help="A .png or .svg file.")] = Path("plot.png"),
-    metric: Annotated[str, typer.Option("--metric", help="Metric for distribution/ecdf.")] = "kernel_init_s",
+    metric: Annotated[str, typer.Option("--metric", help="Metric for distribution/ecdf.")] = DEFAULT_METRIC,
     boot: BootOpt = None,
     run: RunOpt = None,
     db: DbOpt = DEFAULT_DB,

@@ -15,6 +15,7 @@ from bootscope.cli import options
 from bootscope.cli.console import error_console, output_console
 from bootscope.cli.signals import stop_on_signals
 from bootscope.errors import InputError
+from bootscope.metrics import BOOT_STOP_METRIC
 
 if TYPE_CHECKING:
     from bootscope.lab.progress import Reporter
@@ -89,7 +90,7 @@ def run(
             "--until",
             help="'precise': after -n rounds, add rounds until the 95% interval of each variant's shift"
             " against the first (one variant: of its median) is within +-precision of the first's median"
-            " (userspace_s); never stops on a p-value.",
+            f" ({BOOT_STOP_METRIC}); never stops on a p-value.",
         ),
     ] = None,
     precision: Annotated[

@@ -15,6 +15,7 @@ from bootscope.cli.console import output_console
 from bootscope.defaults import ALPHA, DEFAULT_DB
 from bootscope.errors import BootError, BootscopeError, InputError, StatsError
 from bootscope.lab.plan import Plan, VariantSpec, apply_option, resolve_seed
+from bootscope.metrics import DEFAULT_METRIC
 
 if TYPE_CHECKING:
     from bootscope.lab.progress import Reporter
@@ -69,7 +70,7 @@ def sweep(
     plan_file: Annotated[Path | None, typer.Option("--plan", help="TOML with a \\[grid] table.")] = None,
     db: Annotated[str, typer.Option(help="SQLite file or PostgreSQL URL of the store.")] = DEFAULT_DB,
     fmt: Annotated[str, typer.Option("--format", help="table or json.")] = "table",
-    metric: Annotated[str, typer.Option(help="Metric to compare.")] = "kernel_init_s",
+    metric: Annotated[str, typer.Option(help="Metric to compare.")] = DEFAULT_METRIC,
     jobs: Annotated[int, typer.Option("-j", "--jobs", help="Boots at once.")] = 1,
     warmup: Annotated[int, typer.Option(help="Warm-up boots per cell (not measured).")] = 1,
     seed: Annotated[int | None, typer.Option(help="Seed of the interleaved order.")] = None,
@@ -170,7 +171,7 @@ def history(
         str | None, typer.Option("--from-run", help="Read a stored run (its variants in order) instead.")
     ] = None,
     db: Annotated[str, typer.Option(help="SQLite file or PostgreSQL URL of the store.")] = DEFAULT_DB,
-    metric: Annotated[str, typer.Option(help="Metric of the series.")] = "kernel_init_s",
+    metric: Annotated[str, typer.Option(help="Metric of the series.")] = DEFAULT_METRIC,
     plot: Annotated[Path | None, typer.Option(help="Write a .png or .svg of the series.")] = None,
     fmt: Annotated[str, typer.Option("--format", help="table or json.")] = "table",
     append: Annotated[str, typer.Option(help="Extra kernel command line for every version.")] = "",
@@ -295,7 +296,7 @@ def bisect_run(
         "arch/x86/boot/bzImage"
     ),
     baseline: Annotated[str, typer.Option(help="RUN:VARIANT of the stored good boots.")] = "",
-    metric: Annotated[str, typer.Option(help="Metric to compare.")] = "kernel_init_s",
+    metric: Annotated[str, typer.Option(help="Metric to compare.")] = DEFAULT_METRIC,
     threshold: Annotated[str, typer.Option(help="Slower by more than this is bad: 5% or 0.05.")] = "5%",
     n: Annotated[int, typer.Option("-n", help="Boots per batch.")] = 6,
     max_n: Annotated[int, typer.Option("--max-n", help="Most boots before giving up (exit 125).")] = 24,

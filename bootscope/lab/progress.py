@@ -9,6 +9,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from bootscope.lab.schedule import Slot
+from bootscope.metrics import PROGRESS_METRICS
 from bootscope.store.records import BootRecord
 
 
@@ -56,7 +57,7 @@ class SilentReporter:
 def _last_sample(record: BootRecord) -> str:
     if record.outcome != "ok":
         return f"[red]{escape(record.outcome)}[/red]"
-    value = record.metrics.get("userspace_s") or record.metrics.get("kernel_init_s")
+    value = next((record.metrics[m] for m in PROGRESS_METRICS if record.metrics.get(m) is not None), None)
     text = "ok" if value is None else f"{value:.3f} s"
     return text + (" [yellow](disturbed)[/yellow]" if record.disturbed else "")
 

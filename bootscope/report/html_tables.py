@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
+from bootscope.metrics import HEADLINE_METRICS, KERNEL_INIT_S, USERSPACE_S
 from bootscope.model import Breakdown, Comparison
 from bootscope.report.views import BootView, DeltaRow, format_duration
 
@@ -50,12 +51,7 @@ def identity_table(bd: Breakdown) -> str:
 def metrics_table(bd: Breakdown) -> str:
     """Return the boot's headline metrics in seconds, as an HTML section."""
     m = bd.metrics
-    rows = [
-        ("kernel_init_s", _s(m.kernel_init_s)),
-        ("userspace_s", _s(m.userspace_s)),
-        ("host_wall_s", _s(m.host_wall_s)),
-        ("kexec_downtime_s", _s(m.kexec_downtime_s)),
-    ]
+    rows = [(name, _s(getattr(m, name))) for name in HEADLINE_METRICS]
     return _table("Metrics (seconds)", ("metric", "value"), rows, "kv")
 
 
@@ -119,7 +115,7 @@ def boots_table(views: Sequence[BootView]) -> str:
         )
         for v in views
     ]
-    return _table("Boots in the input", ("boot", "kernel_init_s", "userspace_s", "lines"), rows)
+    return _table("Boots in the input", ("boot", KERNEL_INIT_S, USERSPACE_S, "lines"), rows)
 
 
 def definitions_list(definitions: Mapping[str, str]) -> str:
