@@ -92,15 +92,6 @@ def markers(lines: Sequence[LogLine]) -> tuple[MarkerStamp, ...]:
     return tuple(found)
 
 
-def split_chain(lines: Sequence[LogLine]) -> tuple[tuple[LogLine, ...], ...]:
-    """Return the chain's kernels in order, each as its lines (the parse stage's multi-boot split).
-
-    Lines keep their host times and get their printk times parsed. A capture without any timed line
-    (the first kernel never printed) comes back as one untimed kernel.
-    """
-    return tuple(parsed for parsed, _raw in _split_with_raw(lines))
-
-
 def _split_with_raw(
     lines: Sequence[LogLine],
 ) -> list[tuple[tuple[LogLine, ...], tuple[LogLine, ...]]]:

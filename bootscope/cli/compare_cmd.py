@@ -147,7 +147,7 @@ def compare(
     fmt: Annotated[str, typer.Option("--format", help="table, json, markdown, csv or mail.")] = "table",
     unit: Annotated[str, typer.Option(help="s or ms: unit of --a/--b/files and of the output.")] = "s",
     fail_on: Annotated[str | None, typer.Option(help="Exit 1 when a verdict is 'slower'.")] = None,
-) -> None:
+) -> int:
     """Compare two sets of boot times: shift with interval, tests, verdict and boots needed."""
     from bootscope.stats.compare import SLOWER, Options, compare_many  # scipy: only when run
 
@@ -207,7 +207,8 @@ def compare(
     slower = [c.b.name for c in comparisons if c.verdict == SLOWER]
     if fail_on == "slower" and slower:
         print(f"bootscope: slower: {', '.join(slower)} (--fail-on slower)", file=sys.stderr)
-        sys.exit(1)
+        return 1
+    return 0
 
 
 def _emit(comparisons: list[Comparison], definition: str, fmt: str) -> None:

@@ -79,6 +79,7 @@ def export(
 ) -> None:
     """Write one stored experiment out, with every boot (and, in JSON, every boot's log)."""
     from bootscope.store import Store
+    from bootscope.store.export import export_csv, export_document
 
     if fmt not in _FORMATS:
         raise InputError(f"--format must be json or csv, not {fmt!r}")
@@ -86,9 +87,9 @@ def export(
         raise InputError(f"no database {db} (pass --db)")
     with Store.open(db) as store:
         text = (
-            json.dumps(store.export_document(experiment)) + "\n"
+            json.dumps(export_document(store, experiment)) + "\n"
             if fmt == "json"
-            else store.export_csv(experiment)
+            else export_csv(store, experiment)
         )
     if output is None:
         sys.stdout.write(text)

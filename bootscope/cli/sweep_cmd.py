@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -308,7 +308,7 @@ def bisect_run(
     ] = None,
     alpha: Annotated[float, typer.Option(help="Significance level, split over the looks.")] = ALPHA,
     warmup: Annotated[int, typer.Option(help="Warm-up boots per batch.")] = 0,
-) -> None:
+) -> int:
     """For `git bisect run`: build, boot, compare with the baseline; exit 0 good, 1 bad, 125 skip."""
     from bootscope.lab import bisect
     from bootscope.lab.progress import SilentReporter
@@ -320,11 +320,11 @@ def bisect_run(
         _definition(metric)
         bisect.looks_allowed(n, max_n)
     except BootscopeError as error:
-        _bisect_exit(f"error: {error}", bisect.EXIT_ABORT)
+        return _bisect_exit(f"error: {error}", bisect.EXIT_ABORT)
     if build:
         ok, tail = bisect.run_build(build, Path.cwd())
         if not ok:
-            _bisect_exit(f"build failed, skipping this commit: {tail}", bisect.EXIT_SKIP)
+            return _bisect_exit(f"build failed, skipping this commit: {tail}", bisect.EXIT_SKIP)
     from bootscope.store import Store
 
     try:
@@ -342,14 +342,14 @@ def bisect_run(
             )  # fmt: skip
     except (BootError, StatsError) as error:
         # This commit cannot be measured (it does not boot, or too few boots finished): skip it.
-        _bisect_exit(f"cannot test this commit, skipping: {error}", bisect.EXIT_SKIP)
+        return _bisect_exit(f"cannot test this commit, skipping: {error}", bisect.EXIT_SKIP)
     except BootscopeError as error:
         # Bad baseline, store or options: every commit would fail alike, so stop the bisect.
-        _bisect_exit(f"error: {error}", bisect.EXIT_ABORT)
-    _bisect_exit(f"{outcome.message} (runs {', '.join(map(str, outcome.runs))})", outcome.exit_code)
+        return _bisect_exit(f"error: {error}", bisect.EXIT_ABORT)
+    return _bisect_exit(f"{outcome.message} (runs {', '.join(map(str, outcome.runs))})", outcome.exit_code)
 
 
-def _bisect_exit(message: str, code: int) -> NoReturn:
+def _bisect_exit(message: str, code: int) -> int:
     print(f"bootscope bisect-run: {message}", file=sys.stderr)
-    # sys.exit, not typer.Exit: the CLI runs typer with standalone_mode=False, which swallows Exit codes.
-    sys.exit(code)
+    # Returned, not raised: the CLI's main() exits with a command's non-zero return value.
+    return code

@@ -21,7 +21,8 @@ from bootscope.lab.workload import RunSettings, SlotRun
 from bootscope.metrics import BOOT_METRICS, BOOT_STOP_METRIC
 from bootscope.model import Boot
 from bootscope.sources.accel import AccelChoice
-from bootscope.sources.qemu import BootConfig, disk_format
+from bootscope.sources.disk import disk_format
+from bootscope.sources.qemu import BootConfig
 from bootscope.store.records import BootRecord, VariantRecord
 
 

@@ -9,12 +9,14 @@ one class with these methods. :class:`LocalQemu` is the real one: QEMU on this h
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
 
 from bootscope.errors import BootError, InputError
 from bootscope.lab.hostinfo import host_info
 from bootscope.model import Boot, LogLine
+from bootscope.parse.patterns import PANIC_RE
 from bootscope.sources.accel import AccelChoice, choose_accel
 from bootscope.sources.initramfs import InitramfsSpec, build_initramfs
 from bootscope.sources.kernels import KernelImage, read_image_release, resolve_kernel
@@ -105,7 +107,10 @@ class LocalQemu:
         validate(config)
 
     def boot(self, config: BootConfig, on_line: LineCallback | None, on_start: StartCallback | None) -> Boot:
-        """Boot ``config`` in QEMU once (see :func:`bootscope.sources.qemu.boot_once`)."""
+        """Boot ``config`` in QEMU once (see :func:`bootscope.sources.qemu.boot_once`), ending it as a
+        panic when a line matches the pattern table's panic pattern."""
+        if config.panic_regex is None:
+            config = replace(config, panic_regex=PANIC_RE.pattern)
         return boot_once(config, on_line=on_line, on_start=on_start)
 
     def host_info(self) -> dict[str, Any]:

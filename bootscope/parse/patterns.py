@@ -44,6 +44,11 @@ _FN = _FN_TOKEN + r"(?: \[([^\]\s]+)\])?"
 _CALL_TAIL = r" @ (\d+)"
 _DONE_TAIL = r" returned (-?\d+) after (\d+) usecs"
 
+# kernel/panic.c prints "Kernel panic - not syncing: ..."; arch/x86/kernel/dumpstack.c prints "Oops: ..."
+# (__die_header); "BUG: ..." comes from many places (arch/x86/mm/fault.c, kernel/watchdog.c,
+# lib/list_debug.c). A boot whose console shows one of these has died (the lab stops it as a panic).
+PANIC_RE = re.compile(r"(?:^|\]\s?)(?:Kernel panic - not syncing|Oops: |Oops$|BUG: )")
+
 PATTERNS: tuple[Pattern, ...] = (
     # init/main.c start_kernel() prints linux_banner from init/version.c
     _p("banner", r"Linux version (\S+)", "init/version.c", "L"),

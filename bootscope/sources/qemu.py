@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import json
 import os
 import re
 import selectors
@@ -25,11 +24,8 @@ from pathlib import Path
 from bootscope import defaults
 from bootscope.errors import BootError, InputError
 from bootscope.model import Boot, LogLine, Outcome
+from bootscope.sources.disk import FORMAT_RE, disk_format, drive_option
 
-# kernel/panic.c prints "Kernel panic - not syncing: ..."; arch/x86/kernel/dumpstack.c prints "Oops: ..."
-# (__die_header); "BUG: ..." comes from many places (arch/x86/mm/fault.c, kernel/watchdog.c,
-# lib/list_debug.c).
-PANIC_RE = re.compile(r"(?:^|\]\s?)(?:Kernel panic - not syncing|Oops: |Oops$|BUG: )")
 # After a panic the kernel prints its trace and, with panic=-1, reboots at once (QEMU exits because of
 # -no-reboot). If the command line keeps the guest hanging instead, stop waiting after this long.
 PANIC_GRACE_S = 5.0
@@ -49,6 +45,8 @@ class BootConfig:
     instructions executed (TCG only, one vCPU). ``disk`` is the user's disk image, attached as a
     virtio disk with ``snapshot=on`` so the guest's writes never reach it; ``disk_format`` is its
     format (None: ask ``qemu-img``, or guess from the suffix, when the command is built).
+    ``panic_regex`` names the console lines that mean the kernel died (the parse stage's pattern
+    table has it; None: no panic detection), so the boot ends as ``panic`` at once.
     """
 
     kernel: Path
@@ -68,53 +66,7 @@ class BootConfig:
     end_regex: str | None = None
     disk: Path | None = None
     disk_format: str | None = None
-
-
-# QEMU's block drivers name formats in lower case letters and digits ("raw", "qcow2", "vmdk").
-_FORMAT_RE = re.compile(r"^[a-z0-9]{1,16}$")
-_QEMU_IMG_TIMEOUT_S = 30.0
-
-
-def disk_format(image: Path, qemu_img: str = "qemu-img") -> str:
-    """Return the format of disk ``image`` ("raw", "qcow2", ...) for QEMU's ``-drive format=``.
-
-    Asks ``qemu-img info --output=json`` when qemu-img exists (``-U``: an image another QEMU has open
-    can still be inspected), else guesses from the suffix (``.qcow2``/``.qcow`` -> qcow2, else raw).
-    Naming the format stops QEMU from probing a raw image's first bytes. Raises BootError if the image
-    does not exist or qemu-img cannot read it.
-    """
-    if not image.is_file():
-        raise BootError(f"no such disk image: {image}")
-    if shutil.which(qemu_img) is None:
-        return "qcow2" if image.suffix.lower() in (".qcow2", ".qcow") else "raw"
-    try:
-        done = subprocess.run(
-            [qemu_img, "info", "-U", "--output=json", str(image)],
-            capture_output=True,
-            text=True,
-            timeout=_QEMU_IMG_TIMEOUT_S,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as error:
-        raise BootError(f"qemu-img could not inspect disk image {image}: {error}") from error
-    try:
-        found = json.loads(done.stdout).get("format") if done.returncode == 0 else None
-    except (ValueError, AttributeError):
-        found = None
-    if not isinstance(found, str) or not _FORMAT_RE.match(found):
-        why = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "no format reported"
-        raise BootError(f"qemu-img cannot read disk image {image}: {why}")
-    return found
-
-
-def drive_option(image: Path, image_format: str) -> str:
-    """Return the ``-drive`` value attaching ``image`` as a virtio disk the guest cannot change.
-
-    ``snapshot=on`` sends the guest's writes to a temporary overlay, so the image stays untouched.
-    Commas in the path are doubled, QEMU's escape inside an option value.
-    """
-    path = str(image).replace(",", ",,")
-    return f"file={path},if=virtio,format={image_format},snapshot=on"
+    panic_regex: str | None = None
 
 
 def kernel_cmdline(append: str) -> str:
@@ -146,7 +98,7 @@ def validate(config: BootConfig) -> None:
             raise InputError("--icount needs --smp 1: QEMU's instruction counting runs one vCPU at a time")
         if not 0 <= config.icount_shift <= 10:
             raise InputError(f"icount shift must be 0..10 (got {config.icount_shift})")
-    if config.disk_format is not None and not _FORMAT_RE.match(config.disk_format):
+    if config.disk_format is not None and not FORMAT_RE.match(config.disk_format):
         raise InputError(f"bad disk format {config.disk_format!r} (e.g. raw or qcow2)")
     for regex in (config.marker_regex, config.end_regex):
         if regex is not None:
@@ -274,6 +226,7 @@ def boot_once(
     _check_inputs(config)
     marker = re.compile(config.marker_regex)
     end = re.compile(config.end_regex) if config.end_regex else None
+    panic = re.compile(config.panic_regex) if config.panic_regex else None
     lines: list[LogLine] = []
     stderr_tail = b""
     marker_seen = stopped_by_us = timed_out = False
@@ -319,7 +272,7 @@ def boot_once(
                     lines.append(line)
                     if on_line is not None:
                         on_line(line)
-                    if panic_line is None and PANIC_RE.search(line.text):
+                    if panic_line is None and panic is not None and panic.search(line.text):
                         panic_line = line.text
                         deadline_ns = min(deadline_ns, now_ns + int(PANIC_GRACE_S * 1e9))
                     if not marker_seen and marker.search(line.text):

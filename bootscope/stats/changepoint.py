@@ -31,7 +31,6 @@ from bootscope.stats.rank import hodges_lehmann
 FloatArray = npt.NDArray[np.float64]
 
 DEFAULT_PERMUTATIONS = 2000
-MIN_SEGMENT_GROUPS = 1
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,6 @@ Every database failure becomes a one-line :class:`~bootscope.errors.StoreError`.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -22,6 +21,7 @@ from sqlalchemy.engine import Connection, Engine
 from bootscope.errors import StoreError
 from bootscope.model import LogLine
 from bootscope.store import schema
+from bootscope.store.engine import describe_error, engine_for
 from bootscope.store.logcodec import decode_log, encode_log
 from bootscope.store.records import (
     STATUS_RUNNING,
@@ -30,64 +30,6 @@ from bootscope.store.records import (
     ExperimentSummary,
     VariantRecord,
 )
-
-SQLITE_BUSY_TIMEOUT_S = 15.0  # another writer (a second `bootscope run`) holds the lock this long at most
-
-
-def _describe(error: BaseException) -> str:
-    """Return the driver's own message for ``error`` in one line, with advice for common causes."""
-    orig = getattr(error, "orig", None) or error
-    text = " ".join(str(orig).split()) or type(orig).__name__
-    low = text.lower()
-    if "database is locked" in low:
-        return f"{text}: another process holds the database; wait for it or use another --db"
-    if "disk is full" in low or "no space left" in low:
-        return f"{text}: free disk space or use another --db"
-    if "file is not a database" in low:
-        return "the file is not a SQLite database (not a bootscope store); use another --db"
-    if "unable to open database file" in low:
-        return f"{text}: check that the directory exists and is writable"
-    return text
-
-
-def _engine_for(target: str | Path) -> tuple[Engine, str]:
-    """Return an engine for a path or URL and the name to show the user; raises StoreError."""
-    text = str(target)
-    if "://" in text:
-        try:
-            url = sa.make_url(text)
-        except sa.exc.ArgumentError as error:
-            raise StoreError(f"bad database URL {text!r}: {error}") from error
-        shown = url.render_as_string(hide_password=True)
-    else:
-        path = Path(text).expanduser()
-        parent = path.parent if str(path.parent) else Path(".")
-        if not parent.is_dir():
-            raise StoreError(f"cannot create database {text}: directory {parent} does not exist")
-        if not path.exists() and not os.access(parent, os.W_OK):
-            raise StoreError(f"cannot create database {text}: directory {parent} is not writable")
-        url = sa.URL.create("sqlite", database=str(path))
-        shown = str(path)
-    try:
-        if url.get_backend_name() == "sqlite":
-            engine = sa.create_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S})
-            if url.database not in (None, "", ":memory:"):
-                sa.event.listen(engine, "connect", _sqlite_pragmas)
-        else:
-            engine = sa.create_engine(url, pool_pre_ping=True)
-    except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError, ImportError) as error:
-        raise StoreError(f"cannot use database URL {shown!r}: {_describe(error)}") from error
-    return engine, shown
-
-
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    # WAL: a reader (`bootscope runs`) never blocks the running experiment, and a SIGKILL mid-write
-    # leaves the last committed boot intact. NORMAL sync is durable across process crashes in WAL.
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.close()
 
 
 def _now_iso() -> str:
@@ -107,7 +49,7 @@ class Store:
         """Return the store at a path (SQLite, WAL mode) or URL, creating the schema if the database is
         empty; raises StoreError for a bad URL, an unreachable server, a locked or unwritable file, or a
         database that is not bootscope's."""
-        engine, shown = _engine_for(target)
+        engine, shown = engine_for(target)
         store = cls(engine, shown)
         with store._guard("opening"):
             store._ensure_schema()
@@ -128,7 +70,7 @@ class Store:
         try:
             yield
         except sa.exc.SQLAlchemyError as error:
-            raise StoreError(f"{action} {self.name} failed: {_describe(error)}") from error
+            raise StoreError(f"{action} {self.name} failed: {describe_error(error)}") from error
 
     @contextmanager
     def _write(self, action: str) -> Iterator[Connection]:
@@ -426,15 +368,3 @@ class Store:
                 .where(boots.c.experiment == exp_id)
             ).all()
         return {row.boot: decode_log(bytes(row.data)) for row in rows}
-
-    def export_document(self, exp_id: int | str) -> dict[str, Any]:
-        """Return the experiment as one JSON-able document (see :mod:`bootscope.store.export`)."""
-        from bootscope.store.export import export_document
-
-        return export_document(self, exp_id)
-
-    def export_csv(self, exp_id: int | str) -> str:
-        """Return one CSV row per boot attempt with its metrics (see :mod:`bootscope.store.export`)."""
-        from bootscope.store.export import export_csv
-
-        return export_csv(self, exp_id)

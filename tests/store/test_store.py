@@ -15,6 +15,7 @@ from bootscope.errors import StoreError
 from bootscope.model import LogLine
 from bootscope.store import BootRecord, Store, VariantRecord
 from bootscope.store import db as store_db
+from bootscope.store.export import export_csv, export_document
 
 HOSTILE = "<script>alert(1)</script> \x00 \x1b[2J ünï \udcff " + "x" * 5000
 
@@ -119,7 +120,7 @@ def test_round_trip(store_target: str) -> None:
 def test_export_json_and_csv(store_target: str) -> None:
     with Store.open(store_target) as store:
         exp_id = _fill(store)
-        document = json.loads(json.dumps(store.export_document("latest")))
+        document = json.loads(json.dumps(export_document(store, "latest")))
         experiment = document["experiment"]
         assert {"id", "created", "plan", "seed", "accel", "host"} <= set(experiment)
         assert experiment["id"] == exp_id and experiment["plan"] == {"samples": 2, "variants": ["a", "b"]}
@@ -135,7 +136,7 @@ def test_export_json_and_csv(store_target: str) -> None:
         }
         assert third["log"][0] == [1_000_000_000_123, "[    0.000000] Linux version 6.1.0 2.0"]
         assert third["log"][2] == [None, "no host stamp"]
-        rows = list(csv.DictReader(io.StringIO(store.export_csv(exp_id))))
+        rows = list(csv.DictReader(io.StringIO(export_csv(store, exp_id))))
         assert len(rows) == 7
         assert rows[2]["kernel_init_s"] == "1.5" and rows[3]["kernel_init_s"] == ""
         assert rows[3]["outcome"] == "timeout" and rows[4]["superseded"] == "1"
