@@ -14,7 +14,7 @@ import pytest
 from bootscope.errors import StoreError
 from bootscope.model import LogLine
 from bootscope.store import BootRecord, Store, VariantRecord
-from bootscope.store import db as store_db
+from bootscope.store import engine as store_engine
 from bootscope.store.export import export_csv, export_document
 
 HOSTILE = "<script>alert(1)</script> \x00 \x1b[2J ünï \udcff " + "x" * 5000
@@ -218,7 +218,7 @@ def test_bad_targets(tmp_path: Path) -> None:
 
 
 def test_locked_database_is_a_store_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(store_db, "SQLITE_BUSY_TIMEOUT_S", 0.2)
+    monkeypatch.setattr(store_engine, "SQLITE_BUSY_TIMEOUT_S", 0.2)
     path = tmp_path / "l.db"
     store = Store.open(path)
     exp = store.create_experiment(
