@@ -165,6 +165,6 @@ def kexec(
         console.print(Text(f"warning: {TCG_WARNING}", style="yellow"))
     if summary.failed:
         raise BootError(
-            f"{len(summary.failed)} kernels of run {experiment_id} failed"
+            f"{len(summary.failed)} of {summary.stored} kernels of run {experiment_id} failed"
             f" ({', '.join(sorted({boot.outcome for boot in summary.failed}))}); all are stored"
         )

@@ -126,6 +126,7 @@ class RunSummary:
     comparisons: list[list[Comparison]]
     compare_notes: list[str]
     metrics: tuple[str, ...]
+    stored: int = 0
 
 
 def workload_metrics(plan: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -153,4 +154,5 @@ def summarize_run(store: Store, experiment_id: int, options: Options | None = No
         comparisons=comparisons,
         compare_notes=notes,
         metrics=shown,
+        stored=len(boots),
     )

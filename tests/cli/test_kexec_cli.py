@@ -35,7 +35,7 @@ def test_three_kexec_reboots_with_and_without_checks(cloud_kernel: Path, tmp_pat
     db = tmp_path / "kexec.db"
     done = _bootscope(
         "kexec", str(cloud_kernel), "-n", "3", "--variant", "checks:", "--variant", "nochecks:no-checks=1",
-        "--db", str(db), "--seed", "7",
+        "--accel", "tcg", "--db", str(db), "--seed", "7",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "not hardware timings" in done.stdout
@@ -71,7 +71,9 @@ def test_failed_load_is_stored_with_the_guest_error(cloud_kernel: Path, tmp_path
     bad = tmp_path / "not-a-kernel"
     bad.write_text("this is text, not a bzImage\n")
     db = tmp_path / "fail.db"
-    done = _bootscope("kexec", str(cloud_kernel), "--to", str(bad), "-n", "2", "--db", str(db))
+    done = _bootscope(
+        "kexec", str(cloud_kernel), "--to", str(bad), "-n", "2", "--accel", "tcg", "--db", str(db)
+    )  # fmt: skip
     assert done.returncode == 3, done.stderr  # a failed sample, after printing and storing it
     assert "1 of 2 kernels" in done.stderr
     assert "kexec-error" in done.stdout
@@ -99,7 +101,8 @@ def _check_reboots(store: Store, exp_id: int, variant: str) -> list[BootRecord]:
 def test_file_load_chain_says_that_no_checks_is_ignored(cloud_kernel: Path, tmp_path: Path) -> None:
     db = tmp_path / "file.db"
     done = _bootscope(
-        "kexec", str(cloud_kernel), "-n", "2", "--file-load", "--no-checks", "--db", str(db), "--seed", "1"
+        "kexec", str(cloud_kernel), "-n", "2", "--file-load", "--no-checks", "--accel", "tcg",
+        "--db", str(db), "--seed", "1",
     )
     assert done.returncode == 0, done.stderr
     assert "ignores -i/--no-checks" in " ".join(done.stdout.split())
@@ -117,7 +120,10 @@ def test_file_load_chain_says_that_no_checks_is_ignored(cloud_kernel: Path, tmp_
 @pytest.mark.boot
 def test_ctrl_c_mid_chain_keeps_the_completed_reboots(cloud_kernel: Path, tmp_path: Path) -> None:
     db = tmp_path / "int.db"
-    argv = [sys.executable, "-m", "bootscope", "kexec", str(cloud_kernel), "-n", "3", "--db", str(db)]
+    argv = [
+        sys.executable, "-m", "bootscope", "kexec", str(cloud_kernel), "-n", "3", "--accel", "tcg",
+        "--db", str(db),
+    ]  # fmt: skip
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 240
@@ -143,3 +149,48 @@ def test_ctrl_c_mid_chain_keeps_the_completed_reboots(cloud_kernel: Path, tmp_pa
     assert 2 <= len(boots) < 4
     assert [(b.warmup, b.outcome) for b in boots[:2]] == [(True, "ok"), (False, "ok")]
     assert all(b.outcome == "ok" for b in boots)
+
+
+@pytest.mark.boot
+def test_kexec_killed_with_sigkill_is_completed_by_resume(cloud_kernel: Path, tmp_path: Path) -> None:
+    db = tmp_path / "kill.db"
+    argv = [
+        sys.executable, "-m", "bootscope", "kexec", str(cloud_kernel), "-n", "2", "--chains", "4", "-j", "2",
+        "--accel", "tcg", "--seed", "3", "--db", str(db),
+    ]  # fmt: skip
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 300
+        stored = 0
+        while stored < 4 and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+            if db.exists():
+                with Store.open(db) as store, contextlib.suppress(StoreError):
+                    stored = len(store.boots(store.experiment("latest").id))
+        assert stored >= 4 and proc.poll() is None, "kernels were not stored while the chains ran"
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    with Store.open(db) as store:
+        exp = store.experiment("latest")
+        before = {(b.index, b.attempt): b for b in store.boots(exp.id)}
+    assert exp.status != "complete" and len(before) >= 4
+    done = _bootscope("kexec", "--resume", "latest", "--db", str(db))
+    assert done.returncode == 0, done.stderr
+    with Store.open(db) as store:
+        exp = store.experiment("latest")
+        boots = store.boots(exp.id)
+    assert exp.status == "complete"
+    # Every kernel stored before the kill is still there, as it was (a cut chain's are superseded).
+    after = {(b.index, b.attempt): b for b in boots}
+    for key, record in before.items():
+        assert after[key].metrics == record.metrics and after[key].variant == record.variant
+    final = sorted((b for b in boots if not b.superseded), key=lambda b: b.index)
+    assert [b.index for b in final] == list(range(1, 13))  # 4 chains x (the first kernel + 2 reboots)
+    assert [b.warmup for b in final] == [True, False, False] * 4
+    assert all(b.outcome == "ok" for b in final)
+    reboots = [b for b in final if not b.warmup]
+    assert all(b.metrics["kexec_downtime_s"] > 0 for b in reboots)
