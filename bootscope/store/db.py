@@ -31,6 +31,10 @@ from bootscope.store.records import (
     VariantRecord,
 )
 
+_INSERT_BOOT = sa.insert(schema.boots).returning(schema.boots.c.id)
+_INSERT_SAMPLE = sa.insert(schema.samples)
+_INSERT_LOG = sa.insert(schema.logs)
+
 
 def _now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
@@ -43,6 +47,8 @@ class Store:
         self._engine = engine
         self.name = shown
         self._write_lock = threading.Lock()
+        # (experiment, variant name) -> variant id: variants never change once an experiment exists.
+        self._variant_ids: dict[tuple[int, str], int] = {}
 
     @classmethod
     def open(cls, target: str | Path) -> Store:
@@ -176,34 +182,38 @@ class Store:
         database fails (locked, disk full)."""
         blob = encode_log(lines)
         with self._write("recording a boot in") as conn:
-            variant_id = conn.execute(
-                sa.select(schema.variants.c.id).where(
-                    schema.variants.c.experiment == exp_id, schema.variants.c.name == record.variant
-                )
-            ).scalar()
+            variant_id = self._variant_ids.get((exp_id, record.variant))
             if variant_id is None:
-                raise StoreError(f"experiment {exp_id} has no variant {record.variant!r}")
+                variant_id = conn.execute(
+                    sa.select(schema.variants.c.id).where(
+                        schema.variants.c.experiment == exp_id, schema.variants.c.name == record.variant
+                    )
+                ).scalar()
+                if variant_id is None:
+                    raise StoreError(f"experiment {exp_id} has no variant {record.variant!r}")
+                self._variant_ids[(exp_id, record.variant)] = variant_id
+            # Statements built once (module level) and given their values as parameters: building
+            # them per boot was most of the runner's cost per measurement.
             boot_id = conn.execute(
-                sa.insert(schema.boots)
-                .values(
-                    experiment=exp_id,
-                    variant=variant_id,
-                    index=record.index,
-                    attempt=record.attempt,
-                    warmup=record.warmup,
-                    outcome=record.outcome,
-                    reason=record.reason,
-                    accel=record.accel,
-                    qemu_command=list(record.command),
-                    kernel_release=record.kernel_release,
-                    host_start_ns=record.host_start_ns,
-                    disturbed=record.disturbed,
-                    superseded=record.superseded,
-                    other_cpu_s=record.other_cpu_s,
-                    steal_s=record.steal_s,
-                    started_at=record.started_at or _now_iso(),
-                )
-                .returning(schema.boots.c.id)
+                _INSERT_BOOT,
+                {
+                    "experiment": exp_id,
+                    "variant": variant_id,
+                    "index": record.index,
+                    "attempt": record.attempt,
+                    "warmup": record.warmup,
+                    "outcome": record.outcome,
+                    "reason": record.reason,
+                    "accel": record.accel,
+                    "qemu_command": list(record.command),
+                    "kernel_release": record.kernel_release,
+                    "host_start_ns": record.host_start_ns,
+                    "disturbed": record.disturbed,
+                    "superseded": record.superseded,
+                    "other_cpu_s": record.other_cpu_s,
+                    "steal_s": record.steal_s,
+                    "started_at": record.started_at or _now_iso(),
+                },
             ).scalar_one()
             rows = [
                 {"boot": boot_id, "metric": metric, "value": float(value)}
@@ -211,8 +221,8 @@ class Store:
                 if value is not None
             ]
             if rows:
-                conn.execute(sa.insert(schema.samples), rows)
-            conn.execute(sa.insert(schema.logs).values(boot=boot_id, data=blob))
+                conn.execute(_INSERT_SAMPLE, rows)
+            conn.execute(_INSERT_LOG, {"boot": boot_id, "data": blob})
         return int(boot_id)
 
     # ---- reading -------------------------------------------------------------------------------
