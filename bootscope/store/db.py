@@ -99,9 +99,16 @@ class Store:
             return
         if tables:
             raise StoreError(f"{self.name} is not a bootscope database (other tables); use another --db")
-        with self._write("creating the schema in") as conn:
-            schema.metadata.create_all(conn)
-            conn.execute(sa.insert(schema.meta).values(key="schema", value=schema.SCHEMA_VERSION))
+        try:
+            with self._write("creating the schema in") as conn:
+                schema.metadata.create_all(conn)
+                conn.execute(sa.insert(schema.meta).values(key="schema", value=schema.SCHEMA_VERSION))
+        except StoreError:
+            # Two processes opened the same new file at once (a run and `bootscope runs`): the other
+            # one created the schema (tables and version row in one transaction); check its version.
+            if schema.meta.name not in set(sa.inspect(self._engine).get_table_names()):
+                raise
+            self._ensure_schema()
 
     # ---- writing -------------------------------------------------------------------------------
 

@@ -165,7 +165,7 @@ def test_kexec_killed_with_sigkill_is_completed_by_resume(cloud_kernel: Path, tm
         while stored < 4 and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.2)
             if db.exists():
-                with Store.open(db) as store, contextlib.suppress(StoreError):
+                with contextlib.suppress(StoreError), Store.open(db) as store:
                     stored = len(store.boots(store.experiment("latest").id))
         assert stored >= 4 and proc.poll() is None, "kernels were not stored while the chains ran"
         proc.send_signal(signal.SIGKILL)
