@@ -26,7 +26,7 @@ from bootscope.parse.columns import INITCALL_PATTERNS, BootColumns, InitcallColu
 from bootscope.parse.formats import DMESG_ANYWHERE, DMESG_PREFIX, parse_dmesg
 from bootscope.parse.initcall_rows import PAD_CHARS, read_initcalls
 from bootscope.parse.patterns import INITCALL_LITERALS, table_scan
-from bootscope.parse.stream import BANNER, RESET_AFTER_S
+from bootscope.parse.stream import BANNER, CLOCK_ZERO_S, RESET_AFTER_S
 
 # printk's own stamp, "[%5lu.%06lu]" (kernel/printk/printk.c print_time()), without a caller id
 # after it: the form that numpy reads from fixed positions (see _fixed_stamps). Any other form that
@@ -221,7 +221,7 @@ class _Block:
         # at (nearly) zero is a new boot if such a line lies within the current boot.
         big = np.where(times > RESET_AFTER_S, np.arange(len(times)), -1)
         last_big = np.concatenate(([-1], np.maximum.accumulate(big)[:-1]))
-        zeros = np.flatnonzero(times <= 1e-6)
+        zeros = np.flatnonzero(times <= CLOCK_ZERO_S)
         seen = last_big[zeros]
         # Of zero lines with the same last big line only the first can split (see the docstring).
         keep = (seen >= 0) & np.concatenate(([True], seen[1:] != seen[:-1]))
@@ -230,6 +230,11 @@ class _Block:
         found: list[int] = []
         for k in sorted(banner_set | set(zeros[keep].tolist())):
             if k > start and (k in banner_set or last_big[k] >= start):
+                if k in banner_set and last_big[k] < start:
+                    if times[k] <= CLOCK_ZERO_S and times[start:k].max() <= CLOCK_ZERO_S:
+                        continue  # arm's "Booting Linux on physical CPU" before its banner (stream.py)
+                    while k - 1 > start and times[k - 1] <= CLOCK_ZERO_S:
+                        k -= 1  # the clock-zero lines just before a banner are the new boot's
                 found.append(int(self.timed_lines[k]))
                 start = k
         return found
