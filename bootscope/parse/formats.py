@@ -15,7 +15,7 @@ from datetime import datetime
 from bootscope.errors import InputError
 from bootscope.model import LogLine
 
-FORMATS = ("dmesg", "kmsg", "journal", "journal-json", "grabserial")
+FORMATS = ("dmesg", "kmsg", "journal", "journal-json", "grabserial", "syslog")
 
 BOUNDARY = None  # yielded between boots when the format marks the boundary itself
 
@@ -203,6 +203,62 @@ def parse_dmesg_t(lines: Iterable[str], warn: Warn) -> Iterator[ParsedItem]:
         yield LogLine(line[m.end() :], (wall - first).total_seconds())
 
 
+# journalctl's default short format (and -b, -k; short-precise adds microseconds) and syslog files
+# (/var/log/messages, kern.log), written by systemd src/shared/logs-show.c output_short() and by
+# rsyslog/syslog-ng: "Jul 10 14:44:20 host ident[pid]: text" with a locale's month name (any word,
+# lower case or not: only day and time are read), or RFC 3339 "2024-07-10T14:44:20.123456+02:00".
+_SYSLOG = re.compile(
+    r"\s*(?:\S{1,12} {1,2}(\d{1,2})|\d{4}-\d\d-(\d\d)T)[ ]?(\d\d):(\d\d):(\d\d)(\.\d{1,9})?"
+    r"(?:Z|[+-]\d\d:?\d\d)? (\S+) ([^\s:\[]+)(?:\[\d+\])?: ?"
+)
+# journalctl's boot separators: "-- Boot 0123abcd... --" (systemd >= 249) and "-- Reboot --" (older)
+_SYSLOG_BOUNDARY = ("-- Boot ", "-- Reboot --")
+
+
+def parse_syslog(lines: Iterable[str], warn: Warn) -> Iterator[ParsedItem]:
+    """Yield LogLines of journalctl's short format or a syslog file, timed from the wall clock.
+
+    A kernel line that still carries printk's stamp (klogd of old) keeps that exact time. Other
+    lines get the seconds since the boot's ``Linux version`` line (or the log's first line), only
+    as fine as the stamp (usually a second), which a warning says. Non-kernel lines get facility 1.
+    """
+    match = _SYSLOG.match
+    dmesg = _DMESG.match
+    origin_s: float | None = None
+    coarse = False
+    for line in lines:
+        m = match(line)
+        if m is None:
+            if line.startswith(_SYSLOG_BOUNDARY):
+                origin_s = None
+                yield BOUNDARY
+            elif not line.startswith("-- "):  # "-- Logs begin at ...", "-- No entries --"
+                yield LogLine(line)
+            continue
+        day, iso_day, hours, minutes, seconds, fraction, _host, ident = m.groups()
+        wall_s = int(day or iso_day) * 86400 + int(hours) * 3600 + int(minutes) * 60 + int(seconds)
+        if fraction:
+            wall_s += float(fraction)
+        text = line[m.end() :]
+        kernel = ident == "kernel"
+        if kernel:
+            stamped = dmesg(text)
+            if stamped is not None:
+                yield LogLine(text[stamped.end() :], float(stamped.group(2)), None, None, 0)
+                continue
+            if text.startswith("Linux version "):
+                origin_s = wall_s
+        if origin_s is None or wall_s < origin_s - 43200:  # the first line, or a new month
+            origin_s = wall_s
+        coarse = coarse or not fraction
+        if kernel:
+            yield LogLine(text, wall_s - origin_s, None, None, 0)
+        else:
+            yield LogLine(line[m.start(7) :], wall_s - origin_s, None, None, 1)
+    if coarse:
+        warn("syslog/journal stamps are wall-clock seconds: times are only good to about 1 s")
+
+
 PARSERS: dict[str, Callable[[Iterable[str], Warn], Iterator[ParsedItem]]] = {
     "dmesg": parse_dmesg,
     "dmesg-T": parse_dmesg_t,
@@ -210,6 +266,7 @@ PARSERS: dict[str, Callable[[Iterable[str], Warn], Iterator[ParsedItem]]] = {
     "journal": parse_journal,
     "journal-json": parse_journal_json,
     "grabserial": parse_grabserial,
+    "syslog": parse_syslog,
 }
 
 
@@ -229,6 +286,8 @@ def detect_format(sample: list[str]) -> str:
             m = _JOURNAL.match(line)
             if m is not None and m.group(3) == "kernel":
                 counts["journal"] += 1
+            elif (s := _SYSLOG.match(line)) is not None and s.group(8) == "kernel":
+                counts["syslog"] += 1
             elif _DMESG.match(line) or _DMESG_ANYWHERE.search(line):
                 counts["dmesg"] += 1
     best = max(counts, key=lambda name: counts[name])
