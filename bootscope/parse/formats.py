@@ -236,7 +236,7 @@ def parse_syslog(lines: Iterable[str], warn: Warn) -> Iterator[ParsedItem]:
                 yield LogLine(line)
             continue
         day, iso_day, hours, minutes, seconds, fraction, _host, ident = m.groups()
-        wall_s = int(day or iso_day) * 86400 + int(hours) * 3600 + int(minutes) * 60 + int(seconds)
+        wall_s: float = int(day or iso_day) * 86400 + int(hours) * 3600 + int(minutes) * 60 + int(seconds)
         if fraction:
             wall_s += float(fraction)
         text = line[m.end() :]
