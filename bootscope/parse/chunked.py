@@ -138,6 +138,7 @@ class _Block:
         # Zero padding, so that the fixed-width probes past a short last line stay inside the array.
         padded = np.concatenate((codes, np.zeros(PAD_CHARS, codes.dtype)))
         fixed, stamp_us = _fixed_stamps(padded, self.starts)
+        self._fixed = fixed
         after_bracket = padded[self.starts + _FIXED_WIDTH]
         prefix_len = np.where(fixed, _FIXED_WIDTH + (after_bracket == _SPACE), 0)
         time_of_line = np.where(fixed, stamp_us / 1e6, np.nan)  # one rounding: float("1.234567")
@@ -203,6 +204,11 @@ class _Block:
 
     def line(self, index: int) -> LogLine:
         """Return line ``index`` of the block, parsed as the per-line dmesg parser parses it."""
+        if self._fixed[index]:
+            # printk's own stamp and nothing else in the prefix: text and time are known already
+            # (the analysis asks for a few dozen lines per boot: gap ends, CPU lines)
+            start, end = int(self.text_at[index]), int(self.ends[index])
+            return LogLine(self.text[start:end], float(self.time_of_line[index]))
         # A block line is clean (_split_embedded ran), so the parser yields exactly one LogLine.
         parsed = next(parse_dmesg((self.text[self.starts[index] : self.ends[index]],), _ignore))
         assert parsed is not None
