@@ -23,7 +23,7 @@ import numpy.typing as npt
 from bootscope.errors import ParseError
 from bootscope.model import LogLine
 from bootscope.parse.columns import INITCALL_PATTERNS, BootColumns, InitcallColumns, KnownLine
-from bootscope.parse.formats import DMESG_ANYWHERE, DMESG_PREFIX, parse_dmesg
+from bootscope.parse.formats import DMESG_ANYWHERE, DMESG_PREFIX, parse_dmesg, stamp_s
 from bootscope.parse.initcall_rows import PAD_CHARS, read_initcalls
 from bootscope.parse.patterns import INITCALL_LITERALS, table_scan
 from bootscope.parse.stream import BANNER, CLOCK_ZERO_S, RESET_AFTER_S
@@ -165,7 +165,7 @@ class _Block:
             m = _DMESG.match(self.text, self.starts[index], self.ends[index])
             if m is not None:
                 prefix_len[index] = m.end() - self.starts[index]
-                time_of_line[index] = float(m.group(2))
+                time_of_line[index] = stamp_s(m.group(2))
 
     def _initcalls(self, padded: npt.NDArray[Any]) -> tuple[IntArray, InitcallColumns]:
         """Return the initcall lines (ascending) and their columns."""

@@ -40,6 +40,21 @@ _GRAB = re.compile(r"\[(\d+\.\d+) +(-?\d+\.\d+)\] ?")
 _DMESG_T = re.compile(r"\[([A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4})\] ?")
 
 
+# Until its clock was set, a 2.6-era kernel stamped lines with jiffies still at INITIAL_JIFFIES
+# (include/linux/jiffies.h: -300 s worth of ticks as an unsigned 32-bit count), printed through
+# kernel/printk.c printk_clock() as 2^32/HZ - 300 s: "[17179569.184000]" at HZ=250. Such a stamp
+# (within a second of that value, for HZ 100, 250, 300, 1000) is read as clock zero.
+_PRE_CLOCK_S = tuple(2**32 / hz - 300 for hz in (100, 250, 300, 1000))
+
+
+def stamp_s(stamp: str) -> float:
+    """Return a printk stamp's seconds; a pre-clock stamp of old kernels (see above) is 0.0."""
+    seconds = float(stamp)
+    if seconds > 4e6 and any(0 <= seconds - early < 1 for early in _PRE_CLOCK_S):
+        return 0.0
+    return seconds
+
+
 def parse_dmesg(lines: Iterable[str], warn: Warn) -> Iterator[ParsedItem]:
     """Yield LogLines of a dmesg or console log; untimed lines are kept with ``guest_s`` None."""
     match = _DMESG.match
@@ -50,10 +65,10 @@ def parse_dmesg(lines: Iterable[str], warn: Warn) -> Iterator[ParsedItem]:
             continue
         level_text, stamp, caller = m.groups()
         if level_text is None:
-            yield LogLine(line[m.end() :], float(stamp), None, None, None, None, caller)
+            yield LogLine(line[m.end() :], stamp_s(stamp), None, None, None, None, caller)
         else:
             prefix = int(level_text)
-            yield LogLine(line[m.end() :], float(stamp), None, prefix & 7, prefix >> 3, None, caller)
+            yield LogLine(line[m.end() :], stamp_s(stamp), None, prefix & 7, prefix >> 3, None, caller)
 
 
 def _untimed_or_embedded(line: str) -> Iterator[ParsedItem]:
