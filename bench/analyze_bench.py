@@ -1,6 +1,10 @@
 """Benchmark of `bootscope analyze --json` on a ~200 MB multi-boot log built from tests/data.
 
 Run: .venv/bin/python -m bench.analyze_bench [--mb 200] [--runs 3] [--peer-runs 9] [--baseline DIR]
+[--corpus qemu|hw|both] [--write-results]
+The QEMU corpus is the console logs of tests/data; the real-hardware one the console and dmesg
+logs of tests/data/hw (arm32, arm64, x86; serial captures with boot-loader lines), both repeated
+to ``--mb``; with ``both`` their runs alternate so that both see the same load.
 Prints throughput (MB/s of input, wall and CPU) and peak RSS of the child process (median of runs),
 and with ``--baseline DIR`` the same for the ``bootscope`` package in DIR (for example an export of
 the last commit: ``git archive HEAD bootscope | tar -x -C DIR``), its runs interleaved with ours so
@@ -34,9 +38,14 @@ LOGS = (
 )
 
 
-def build_log(path: Path, size_mb: int) -> int:
-    """Write real console logs back to back until ``size_mb`` MiB; return the size in bytes."""
-    parts = [(DATA / name).read_bytes() for name in LOGS]
+# journalctl/syslog excerpts are left out: a log is one format, and this corpus is console/dmesg
+HW_LOGS = tuple(sorted(p.name for p in (DATA / "hw").glob("*.log") if "journalctl" not in p.name))
+CORPORA = {"qemu": [DATA / name for name in LOGS], "hw": [DATA / "hw" / name for name in HW_LOGS]}
+
+
+def build_log(path: Path, size_mb: int, corpus: str = "qemu") -> int:
+    """Write one corpus' real logs back to back until ``size_mb`` MiB; return the size in bytes."""
+    parts = [part.read_bytes() for part in CORPORA[corpus]]
     written = 0
     with path.open("wb") as out:
         while written < size_mb * 1024 * 1024:
@@ -73,29 +82,58 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--peer-runs", type=int, default=9)
     parser.add_argument("--baseline", type=Path, help="a directory holding another bootscope package")
+    parser.add_argument("--corpus", choices=("qemu", "hw", "both"), default="both")
+    parser.add_argument("--write-results", action="store_true", help="replace RESULTS.md's section")
     args = parser.parse_args(argv)
+    names = ["qemu", "hw"] if args.corpus == "both" else [args.corpus]
     load_before = os.getloadavg()[0]
+    results: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "multi.log"
-        size = build_log(path, args.mb)
-        runs: list[tuple[float, float, int]] = []
+        paths = {name: Path(tmp) / f"{name}.log" for name in names}
+        sizes = {name: build_log(paths[name], args.mb, name) for name in names}
+        runs: dict[str, list[tuple[float, float, int]]] = {name: [] for name in names}
         base: list[tuple[float, float, int]] = []
         for _ in range(args.runs):
-            if args.baseline is not None:
-                # `python -m` puts the working directory first on sys.path: DIR's package wins
-                base.append(run_once(path, cwd=str(args.baseline.resolve())))
-            runs.append(run_once(path))
-    result = _summary(size, runs)
-    result["load_avg_1m_before"] = load_before
-    result["load_avg_1m_after"] = os.getloadavg()[0]
-    for key, value in result.items():
-        print(f"analyze {key}: {value:.2f}")
+            for name in names:
+                if args.baseline is not None:
+                    # `python -m` puts the working directory first on sys.path: DIR's package wins
+                    base.append(run_once(paths[name], cwd=str(args.baseline.resolve())))
+                runs[name].append(run_once(paths[name]))
+    for name in names:
+        results[name] = _summary(sizes[name], runs[name])
+        for key, value in results[name].items():
+            print(f"analyze {name} {key}: {value:.2f}")
+    load_after = os.getloadavg()[0]
+    print(f"load average (1 min): {load_before:.2f} before, {load_after:.2f} after")
     if base:
-        for key, value in _summary(size, base).items():
+        for key, value in _summary(sum(sizes.values()) * args.runs // len(base), base).items():
             print(f"baseline {key}: {value:.2f}")
+    if args.write_results:
+        _write(results, args.runs, load_before, load_after)
     if args.peer_runs:
         peers(args.peer_runs)
-    return result
+    return results[names[0]]
+
+
+def _write(results: dict[str, dict[str, float]], runs: int, load_before: float, load_after: float) -> None:
+    from bench.results import write_section
+
+    rows = "\n".join(
+        f"| {name} | {r['input_mb']:.0f} MB | {r['mb_per_s_cpu']:.1f} MB/s ({r['cpu_s']:.2f} s) |"
+        f" {r['mb_per_s_wall']:.1f} MB/s ({r['wall_s']:.2f} s) | {r['peak_rss_mb']:.0f} MB |"
+        for name, r in results.items()
+    )
+    write_section(
+        "analyze, QEMU and real-hardware corpora",
+        "## analyze, QEMU and real-hardware corpora\n\n"
+        f"`.venv/bin/python -m bench.analyze_bench --corpus both --runs {runs} --write-results`"
+        f" ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load average {load_before:.2f} before,"
+        f" {load_after:.2f} after; medians of {runs} runs, the two corpora alternating; CPU = user + sys"
+        " of the child, os.wait4, because the machine is shared):\n\n"
+        "| corpus | input | throughput, CPU | throughput, wall | peak RSS |\n"
+        "| --- | --- | --- | --- | --- |\n"
+        f"{rows}\n",
+    )
 
 
 def _summary(size: int, runs: list[tuple[float, float, int]]) -> dict[str, float]:

@@ -23,10 +23,10 @@ import numpy.typing as npt
 from bootscope.errors import ParseError
 from bootscope.model import LogLine
 from bootscope.parse.columns import INITCALL_PATTERNS, BootColumns, InitcallColumns, KnownLine
-from bootscope.parse.formats import DMESG_ANYWHERE, DMESG_PREFIX, parse_dmesg
+from bootscope.parse.formats import DMESG_ANYWHERE, DMESG_PREFIX, parse_dmesg, stamp_s
 from bootscope.parse.initcall_rows import PAD_CHARS, read_initcalls
 from bootscope.parse.patterns import INITCALL_LITERALS, table_scan
-from bootscope.parse.stream import BANNER, RESET_AFTER_S
+from bootscope.parse.stream import BANNER, CLOCK_ZERO_S, RESET_AFTER_S
 
 # printk's own stamp, "[%5lu.%06lu]" (kernel/printk/printk.c print_time()), without a caller id
 # after it: the form that numpy reads from fixed positions (see _fixed_stamps). Any other form that
@@ -138,6 +138,7 @@ class _Block:
         # Zero padding, so that the fixed-width probes past a short last line stay inside the array.
         padded = np.concatenate((codes, np.zeros(PAD_CHARS, codes.dtype)))
         fixed, stamp_us = _fixed_stamps(padded, self.starts)
+        self._fixed = fixed
         after_bracket = padded[self.starts + _FIXED_WIDTH]
         prefix_len = np.where(fixed, _FIXED_WIDTH + (after_bracket == _SPACE), 0)
         time_of_line = np.where(fixed, stamp_us / 1e6, np.nan)  # one rounding: float("1.234567")
@@ -164,7 +165,7 @@ class _Block:
             m = _DMESG.match(self.text, self.starts[index], self.ends[index])
             if m is not None:
                 prefix_len[index] = m.end() - self.starts[index]
-                time_of_line[index] = float(m.group(2))
+                time_of_line[index] = stamp_s(m.group(2))
 
     def _initcalls(self, padded: npt.NDArray[Any]) -> tuple[IntArray, InitcallColumns]:
         """Return the initcall lines (ascending) and their columns."""
@@ -203,6 +204,11 @@ class _Block:
 
     def line(self, index: int) -> LogLine:
         """Return line ``index`` of the block, parsed as the per-line dmesg parser parses it."""
+        if self._fixed[index]:
+            # printk's own stamp and nothing else in the prefix: text and time are known already
+            # (the analysis asks for a few dozen lines per boot: gap ends, CPU lines)
+            start, end = int(self.text_at[index]), int(self.ends[index])
+            return LogLine(self.text[start:end], float(self.time_of_line[index]))
         # A block line is clean (_split_embedded ran), so the parser yields exactly one LogLine.
         parsed = next(parse_dmesg((self.text[self.starts[index] : self.ends[index]],), _ignore))
         assert parsed is not None
@@ -221,7 +227,7 @@ class _Block:
         # at (nearly) zero is a new boot if such a line lies within the current boot.
         big = np.where(times > RESET_AFTER_S, np.arange(len(times)), -1)
         last_big = np.concatenate(([-1], np.maximum.accumulate(big)[:-1]))
-        zeros = np.flatnonzero(times <= 1e-6)
+        zeros = np.flatnonzero(times <= CLOCK_ZERO_S)
         seen = last_big[zeros]
         # Of zero lines with the same last big line only the first can split (see the docstring).
         keep = (seen >= 0) & np.concatenate(([True], seen[1:] != seen[:-1]))
@@ -230,6 +236,11 @@ class _Block:
         found: list[int] = []
         for k in sorted(banner_set | set(zeros[keep].tolist())):
             if k > start and (k in banner_set or last_big[k] >= start):
+                if k in banner_set and last_big[k] < start:
+                    if times[k] <= CLOCK_ZERO_S and times[start:k].max() <= CLOCK_ZERO_S:
+                        continue  # arm's "Booting Linux on physical CPU" before its banner (stream.py)
+                    while k - 1 > start and times[k - 1] <= CLOCK_ZERO_S:
+                        k -= 1  # the clock-zero lines just before a banner are the new boot's
                 found.append(int(self.timed_lines[k]))
                 start = k
         return found

@@ -15,7 +15,7 @@ from datetime import datetime
 from bootscope.errors import InputError
 from bootscope.model import LogLine
 
-FORMATS = ("dmesg", "kmsg", "journal", "journal-json", "grabserial")
+FORMATS = ("dmesg", "kmsg", "journal", "journal-json", "grabserial", "syslog")
 
 BOUNDARY = None  # yielded between boots when the format marks the boundary itself
 
@@ -40,6 +40,21 @@ _GRAB = re.compile(r"\[(\d+\.\d+) +(-?\d+\.\d+)\] ?")
 _DMESG_T = re.compile(r"\[([A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4})\] ?")
 
 
+# Until its clock was set, a 2.6-era kernel stamped lines with jiffies still at INITIAL_JIFFIES
+# (include/linux/jiffies.h: -300 s worth of ticks as an unsigned 32-bit count), printed through
+# kernel/printk.c printk_clock() as 2^32/HZ - 300 s: "[17179569.184000]" at HZ=250. Such a stamp
+# (within a second of that value, for HZ 100, 250, 300, 1000) is read as clock zero.
+_PRE_CLOCK_S = tuple(2**32 / hz - 300 for hz in (100, 250, 300, 1000))
+
+
+def stamp_s(stamp: str) -> float:
+    """Return a printk stamp's seconds; a pre-clock stamp of old kernels (see above) is 0.0."""
+    seconds = float(stamp)
+    if seconds > 4e6 and any(0 <= seconds - early < 1 for early in _PRE_CLOCK_S):
+        return 0.0
+    return seconds
+
+
 def parse_dmesg(lines: Iterable[str], warn: Warn) -> Iterator[ParsedItem]:
     """Yield LogLines of a dmesg or console log; untimed lines are kept with ``guest_s`` None."""
     match = _DMESG.match
@@ -50,10 +65,10 @@ def parse_dmesg(lines: Iterable[str], warn: Warn) -> Iterator[ParsedItem]:
             continue
         level_text, stamp, caller = m.groups()
         if level_text is None:
-            yield LogLine(line[m.end() :], float(stamp), None, None, None, None, caller)
+            yield LogLine(line[m.end() :], stamp_s(stamp), None, None, None, None, caller)
         else:
             prefix = int(level_text)
-            yield LogLine(line[m.end() :], float(stamp), None, prefix & 7, prefix >> 3, None, caller)
+            yield LogLine(line[m.end() :], stamp_s(stamp), None, prefix & 7, prefix >> 3, None, caller)
 
 
 def _untimed_or_embedded(line: str) -> Iterator[ParsedItem]:
@@ -203,6 +218,62 @@ def parse_dmesg_t(lines: Iterable[str], warn: Warn) -> Iterator[ParsedItem]:
         yield LogLine(line[m.end() :], (wall - first).total_seconds())
 
 
+# journalctl's default short format (and -b, -k; short-precise adds microseconds) and syslog files
+# (/var/log/messages, kern.log), written by systemd src/shared/logs-show.c output_short() and by
+# rsyslog/syslog-ng: "Jul 10 14:44:20 host ident[pid]: text" with a locale's month name (any word,
+# lower case or not: only day and time are read), or RFC 3339 "2024-07-10T14:44:20.123456+02:00".
+_SYSLOG = re.compile(
+    r"\s*(?:\S{1,12} {1,2}(\d{1,2})|\d{4}-\d\d-(\d\d)T)[ ]?(\d\d):(\d\d):(\d\d)(\.\d{1,9})?"
+    r"(?:Z|[+-]\d\d:?\d\d)? (\S+) ([^\s:\[]+)(?:\[\d+\])?: ?"
+)
+# journalctl's boot separators: "-- Boot 0123abcd... --" (systemd >= 249) and "-- Reboot --" (older)
+_SYSLOG_BOUNDARY = ("-- Boot ", "-- Reboot --")
+
+
+def parse_syslog(lines: Iterable[str], warn: Warn) -> Iterator[ParsedItem]:
+    """Yield LogLines of journalctl's short format or a syslog file, timed from the wall clock.
+
+    A kernel line that still carries printk's stamp (klogd of old) keeps that exact time. Other
+    lines get the seconds since the boot's ``Linux version`` line (or the log's first line), only
+    as fine as the stamp (usually a second), which a warning says. Non-kernel lines get facility 1.
+    """
+    match = _SYSLOG.match
+    dmesg = _DMESG.match
+    origin_s: float | None = None
+    coarse = False
+    for line in lines:
+        m = match(line)
+        if m is None:
+            if line.startswith(_SYSLOG_BOUNDARY):
+                origin_s = None
+                yield BOUNDARY
+            elif not line.startswith("-- "):  # "-- Logs begin at ...", "-- No entries --"
+                yield LogLine(line)
+            continue
+        day, iso_day, hours, minutes, seconds, fraction, _host, ident = m.groups()
+        wall_s: float = int(day or iso_day) * 86400 + int(hours) * 3600 + int(minutes) * 60 + int(seconds)
+        if fraction:
+            wall_s += float(fraction)
+        text = line[m.end() :]
+        kernel = ident == "kernel"
+        if kernel:
+            stamped = dmesg(text)
+            if stamped is not None:
+                yield LogLine(text[stamped.end() :], float(stamped.group(2)), None, None, 0)
+                continue
+            if text.startswith("Linux version "):
+                origin_s = wall_s
+        if origin_s is None or wall_s < origin_s - 43200:  # the first line, or a new month
+            origin_s = wall_s
+        coarse = coarse or not fraction
+        if kernel:
+            yield LogLine(text, wall_s - origin_s, None, None, 0)
+        else:
+            yield LogLine(line[m.start(7) :], wall_s - origin_s, None, None, 1)
+    if coarse:
+        warn("syslog/journal stamps are wall-clock seconds: times are only good to about 1 s")
+
+
 PARSERS: dict[str, Callable[[Iterable[str], Warn], Iterator[ParsedItem]]] = {
     "dmesg": parse_dmesg,
     "dmesg-T": parse_dmesg_t,
@@ -210,6 +281,7 @@ PARSERS: dict[str, Callable[[Iterable[str], Warn], Iterator[ParsedItem]]] = {
     "journal": parse_journal,
     "journal-json": parse_journal_json,
     "grabserial": parse_grabserial,
+    "syslog": parse_syslog,
 }
 
 
@@ -229,6 +301,8 @@ def detect_format(sample: list[str]) -> str:
             m = _JOURNAL.match(line)
             if m is not None and m.group(3) == "kernel":
                 counts["journal"] += 1
+            elif (s := _SYSLOG.match(line)) is not None and s.group(8) == "kernel":
+                counts["syslog"] += 1
             elif _DMESG.match(line) or _DMESG_ANYWHERE.search(line):
                 counts["dmesg"] += 1
     best = max(counts, key=lambda name: counts[name])

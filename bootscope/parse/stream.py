@@ -2,7 +2,10 @@
 
 A new boot begins where the format says so (a journal ``-- Boot`` line, a new ``_BOOT_ID``, a kmsg
 sequence number that restarts), at a ``Linux version`` banner once the current boot has timed lines,
-or where the time falls back to zero. Any other backward step is flagged, never split on: under TCG a
+or where the time falls back to zero. A banner at clock zero after lines that are all at clock zero
+starts no boot: arm and arm64 print ``Booting Linux on physical CPU 0x0`` (arch/arm/kernel/setup.c,
+arch/arm64/kernel/setup.c smp_setup_processor_id()) at 0.000000 just before the banner.
+Any other backward step is flagged, never split on: under TCG a
 secondary CPU prints with its own, not yet synchronised clock (tests/data shows 0.046 s after 0.94 s).
 """
 
@@ -19,6 +22,8 @@ DETECT_SAMPLE_LINES = 2000
 BANNER = "Linux version "
 # A drop to (nearly) zero after this much boot time is a new boot even without a banner.
 RESET_AFTER_S = 1.0
+# A stamp at or below this is "clock zero": printk's clock has not started to count yet.
+CLOCK_ZERO_S = 1e-6
 
 
 class BootStream:
@@ -79,23 +84,39 @@ class BootStream:
         timed = 0
         backwards = 0
         first_back = ""
+        # Where the trailing run of clock-zero lines of the current boot starts (-1: none), and the
+        # backward steps counted before it: a banner takes that run with it (arm's CPU line).
+        zero_run_at, zero_run_backwards = -1, 0
         for line in items:
             if line is None:
                 if timed:
                     yield self._finish(current, timed, backwards, first_back)
                     current.clear()
-                    high_s, timed, backwards = -1.0, 0, 0
+                    high_s, timed, backwards, zero_run_at = -1.0, 0, 0, -1
                 continue
             t = line.guest_s
             if t is not None:
-                if timed and ((t <= 1e-6 and high_s > RESET_AFTER_S) or line.text.startswith(BANNER)):
+                if timed and t <= CLOCK_ZERO_S and high_s > RESET_AFTER_S:
                     yield self._finish(current, timed, backwards, first_back)
                     current.clear()
-                    high_s, timed, backwards = -1.0, 0, 0
+                    high_s, timed, backwards, zero_run_at = -1.0, 0, 0, -1
+                elif timed and line.text.startswith(BANNER) and not (high_s <= CLOCK_ZERO_S >= t):
+                    cut = zero_run_at if zero_run_at > 0 else len(current)
+                    carried = current[cut:]
+                    if cut < len(current):
+                        backwards = zero_run_backwards
+                    yield self._finish(current[:cut], timed - _timed_count(carried), backwards, first_back)
+                    current[:] = carried
+                    high_s, timed, backwards = (0.0 if carried else -1.0), _timed_count(carried), 0
+                    zero_run_at = 0 if carried else -1
                 elif t < high_s:
                     if not backwards:
                         first_back = f"{high_s:.6f} -> {t:.6f} s at '{line.text[:60]}'"
                     backwards += 1
+                if t > CLOCK_ZERO_S:
+                    zero_run_at = -1
+                elif zero_run_at < 0:
+                    zero_run_at, zero_run_backwards = len(current), backwards - (0 <= t < high_s)
                 timed += 1
                 if t > high_s:
                     high_s = t
@@ -114,6 +135,10 @@ class BootStream:
             if not self._first_backward:
                 self._first_backward = f"boot {self.boot_count}: {backwards} time(s), first {first_back}"
         return boot
+
+
+def _timed_count(lines: list[LogLine]) -> int:
+    return sum(line.guest_s is not None for line in lines)
 
 
 def _texts_noting_host(captured: list[LogLine], host_ns: list[int | None]) -> Iterator[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bootscope.parse import iter_boots, parse_log
+from bootscope.parse import iter_boots, parse_log, scan_boots
 from bootscope.sources.files import read_text_lines
 
 
@@ -43,3 +43,18 @@ def test_kmsg_sequence_restart_splits() -> None:
     lines = ["6,0,0,-;a", "6,1,5000,-;b", "6,0,0,-;c"]
     parsed = parse_log(lines)
     assert parsed.format == "kmsg" and [len(b) for b in parsed.boots] == [2, 1]
+
+
+def test_pre_clock_stamps_of_old_kernels_are_clock_zero_not_a_boot() -> None:
+    # 2.6-era i386 at HZ=250: lines before the clock is set carry jiffies at INITIAL_JIFFIES.
+    # The shape of an Ubuntu 6.06 dmesg, written here (no verbatim capture of one was found).
+    lines = [
+        "[17179569.184000] Linux version 2.6.15-26-386 (buildd@rothera) (gcc version 4.0.3)",
+        "[17179569.184000] BIOS-provided physical RAM map:",
+        "[    0.000000] Initializing CPU#0",
+        "[   20.504000] Freeing unused kernel memory: 232k freed",
+    ]
+    parsed = parse_log(lines)
+    assert len(parsed.boots) == 1
+    assert [line.guest_s for line in parsed.boots[0]] == [0.0, 0.0, 0.0, 20.504]
+    assert len(list(scan_boots(["\n".join(lines)]))) == 1
