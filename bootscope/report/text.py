@@ -17,6 +17,7 @@ from bootscope.metrics import DEFINITIONS
 from bootscope.model import Breakdown
 from bootscope.report.text_cells import bar as _bar
 from bootscope.report.text_cells import clean as _clean
+from bootscope.report.text_cells import print_initcall_rows
 from bootscope.report.text_cells import seconds as _s
 from bootscope.report.text_glance import render_glance, summary_line
 
@@ -119,13 +120,7 @@ def _initcalls(b: Breakdown, console: Console, top_n: int) -> None:
     table.add_column("start s", justify="right")
     table.add_column("duration ms", justify="right")
     table.add_column("ret", justify="right")
-    for call in calls.top[:top_n]:
-        duration = "-" if call.duration_us is None else f"{call.duration_us / 1000:.3f}"
-        name = call.name if call.module is None else f"{call.name} [{call.module}]"
-        table.add_row(Text(_clean(name)), _s(call.start_s), duration, str(call.ret))
-    console.print(table)
-    for call in calls.unfinished[:top_n]:
-        console.print(Text(f"  never returned: {_clean(call.name)} (called at {_s(call.start_s)} s)"))
+    print_initcall_rows(calls, table, console, top_n)
 
 
 def _cpus(b: Breakdown, console: Console) -> None:

@@ -6,7 +6,11 @@ escape sequences shown as ``\\xNN``) and into ``rich.text.Text``, never into mar
 
 from __future__ import annotations
 
-from bootscope.model import Breakdown
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from bootscope.model import Breakdown, InitcallSummary
 
 BAR_WIDTH = 20
 MAX_TEXT = 100
@@ -44,3 +48,15 @@ def phase_at(b: Breakdown, time_s: float) -> str:
         if phase.start_s is not None and phase.end_s is not None and phase.start_s <= time_s < phase.end_s:
             return phase.name
     return "-"
+
+
+def print_initcall_rows(calls: InitcallSummary, table: Table, console: Console, top_n: int) -> None:
+    """Fill ``table`` (columns initcall, start s, duration ms, ret) with the ``top_n`` slowest
+    initcalls, print it, then the initcalls that never returned."""
+    for call in calls.top[:top_n]:
+        duration = "-" if call.duration_us is None else f"{call.duration_us / 1000:.3f}"
+        name = call.name if call.module is None else f"{call.name} [{call.module}]"
+        table.add_row(Text(clean(name)), seconds(call.start_s), duration, str(call.ret))
+    console.print(table)
+    for call in calls.unfinished[:top_n]:
+        console.print(Text(f"  never returned: {clean(call.name)} (called at {seconds(call.start_s)} s)"))

@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from bootscope.model import Breakdown
-from bootscope.report.text_cells import bar, clean, phase_at, seconds
+from bootscope.report.text_cells import bar, clean, phase_at, print_initcall_rows, seconds
 
 # The kernel phases named in the summary line, in boot order; "userspace" is said after the ';'.
 _KERNEL_PHASES = ("setup", "mm_init", "smp_bringup", "post_smp", "initcalls", "free_init")
@@ -176,13 +176,7 @@ def _initcalls(b: Breakdown, console: Console, top_n: int) -> None:
     table.add_column("start s", justify="right", no_wrap=True)
     table.add_column("duration ms", justify="right", no_wrap=True)
     table.add_column("ret", justify="right", no_wrap=True)
-    for call in calls.top[:top_n]:
-        duration = "-" if call.duration_us is None else f"{call.duration_us / 1000:.3f}"
-        name = call.name if call.module is None else f"{call.name} [{call.module}]"
-        table.add_row(Text(clean(name)), seconds(call.start_s), duration, str(call.ret))
-    console.print(table)
-    for call in calls.unfinished[:top_n]:
-        console.print(Text(f"  never returned: {clean(call.name)} (called at {seconds(call.start_s)} s)"))
+    print_initcall_rows(calls, table, console, top_n)
 
 
 def _cpus(b: Breakdown, console: Console) -> None:
