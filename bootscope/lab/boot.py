@@ -8,7 +8,7 @@ boots it on the target, reads the console with the one captured-boot analysis
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -58,18 +58,8 @@ class BootWorkload:
     @property
     def settings(self) -> RunSettings:
         """The plan's run settings."""
-        plan = self.plan
-        return RunSettings(
-            seed=plan.seed,
-            samples_per_variant=plan.samples_per_variant,
-            warmup_per_variant=plan.warmup_per_variant,
-            accel=plan.accel,
-            jobs=plan.jobs,
-            quiet_host=plan.quiet_host,
-            until=plan.until,
-            precision=plan.precision,
-            max_n=plan.max_n,
-        )
+        # Every run setting is a field of the plan by the same name.
+        return RunSettings(**{f.name: getattr(self.plan, f.name) for f in fields(RunSettings)})
 
     @property
     def timeout_s(self) -> float:
