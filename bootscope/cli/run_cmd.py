@@ -15,7 +15,6 @@ from bootscope.cli import options
 from bootscope.cli.console import error_console, output_console
 from bootscope.cli.signals import stop_on_signals
 from bootscope.errors import InputError
-from bootscope.metrics import BOOT_STOP_METRIC
 
 if TYPE_CHECKING:
     from bootscope.lab.progress import Reporter
@@ -77,37 +76,23 @@ def run(
         ),
     ] = None,
     seed: options.Seed = None,
-    timeout: Annotated[
-        float | None,
-        typer.Option("--timeout", help=f"Seconds per boot (default {defaults.BOOT_TIMEOUT_S:g})."),
-    ] = None,
+    timeout: options.Timeout = None,
     accel: options.Accel = None,
     jobs: options.Jobs = None,
     quiet_host: options.QuietHost = False,
-    until: Annotated[
-        str | None,
-        typer.Option(
-            "--until",
-            help="'precise': after -n rounds, add rounds until the 95% interval of each variant's shift"
-            " against the first (one variant: of its median) is within +-precision of the first's median"
-            f" ({BOOT_STOP_METRIC}); never stops on a p-value.",
-        ),
-    ] = None,
-    precision: Annotated[
-        str | None, typer.Option("--precision", help="Target for --until, e.g. 1% (default 1%).")
-    ] = None,
-    max_n: Annotated[
-        int | None,
-        typer.Option("--max-n", help="--until: at most this many boots per variant (default 4 x -n)."),
-    ] = None,
+    until: options.Until = None,
+    precision: options.Precision = None,
+    max_n: options.MaxN = None,
     resume: options.Resume = None,
     db: options.Db = defaults.DEFAULT_DB,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    fmt: Annotated[str, options.format_option(options.TABLE_JSON, "table")] = "table",
+    as_json: options.JsonAlias = False,
     reprobe: Annotated[
         bool, typer.Option("--reprobe", help="--accel auto: probe KVM again, not the remembered answer.")
     ] = False,
 ) -> None:
     """Boot a kernel (and variants) many times in QEMU, interleaved, and store every boot."""
+    as_json = options.output_format(fmt, as_json) == "json"
     out = output_console()
     err = error_console()
     # Imported here, not at the top: they pull in scipy and sqlalchemy, and every other command's
