@@ -21,6 +21,7 @@ from typing import Annotated, Any
 import typer
 
 from bootscope import defaults
+from bootscope.amounts import parse_fraction
 from bootscope.errors import InputError
 from bootscope.metrics import BOOT_STOP_METRIC
 from bootscope.parse import FORMATS
@@ -66,6 +67,40 @@ MaxN = Annotated[
     int | None,
     typer.Option("--max-n", help="--until: at most this many measurements per variant (default 4 x -n)."),
 ]
+
+
+def run_settings(
+    *,
+    samples: int | None,
+    warmup: int | None,
+    seed: int | None,
+    timeout: float | None,
+    accel: str | None,
+    jobs: int | None,
+    quiet_host: bool,
+    until: str | None,
+    precision: str | None,
+    max_n: int | None,
+) -> dict[str, Any]:
+    """Return the run settings given on the command line keyed as ``Plan``'s fields (None: not
+    given, the plan file's or the default applies), for ``build_plan`` and ``build_sweep``.
+
+    Raises InputError for --precision or --max-n without --until, or a --precision that is not a
+    percentage or fraction."""
+    if until is None and (precision is not None or max_n is not None):
+        raise InputError("--precision and --max-n apply only with --until precise")
+    return {
+        "samples_per_variant": samples,
+        "warmup_per_variant": warmup,
+        "seed": seed,
+        "timeout_s": timeout,
+        "accel": accel,
+        "jobs": jobs,
+        "quiet_host": quiet_host or None,
+        "until": until,
+        "precision": None if precision is None else parse_fraction(precision, "--precision"),
+        "max_n": max_n,
+    }
 
 
 def format_option(choices: Sequence[str], default: str | None = None) -> Any:

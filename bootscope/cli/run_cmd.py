@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from bootscope import defaults
-from bootscope.amounts import parse_fraction
 from bootscope.cli import options
 from bootscope.cli.console import error_console, output_console
 from bootscope.cli.signals import stop_on_signals
@@ -114,8 +113,6 @@ def run(
         else:
             if not kernel and plan_file is None:
                 raise InputError("give a KERNEL (path or debian:cloud), a --plan file, or --resume ID")
-            if until is None and (precision is not None or max_n is not None):
-                raise InputError("--precision and --max-n apply only with --until precise")
             given: list[tuple[str, Any]] = [
                 (name, value)
                 for name, value in (
@@ -138,18 +135,18 @@ def run(
                 base_options=given,
                 variant_texts=variant or [],
                 plan_file=plan_file,
-                settings={
-                    "samples_per_variant": samples,
-                    "warmup_per_variant": warmup,
-                    "seed": seed,
-                    "timeout_s": timeout,
-                    "accel": accel,
-                    "jobs": jobs,
-                    "quiet_host": quiet_host or None,
-                    "until": until,
-                    "precision": None if precision is None else parse_fraction(precision, "--precision"),
-                    "max_n": max_n,
-                },
+                settings=options.run_settings(
+                    samples=samples,
+                    warmup=warmup,
+                    seed=seed,
+                    timeout=timeout,
+                    accel=accel,
+                    jobs=jobs,
+                    quiet_host=quiet_host,
+                    until=until,
+                    precision=precision,
+                    max_n=max_n,
+                ),
             )
             result = start_experiment(plan, store, reporter, cancel=cancel, reprobe=reprobe)
         summary = summarize_run(store, result.experiment.id)
