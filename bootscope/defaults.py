@@ -7,10 +7,16 @@ from pathlib import Path
 import platformdirs
 
 SAMPLES_PER_VARIANT = 24  # seed 000: the reviewer asks for at least 24 samples
+SAMPLES_PER_CELL = 12  # sweep: a grid multiplies the boots, so fewer per cell
 WARMUP_BOOTS = 1
 ALPHA = 0.05
 POWER = 0.80
+BOOTSTRAP_SEED = 1  # compare: the same data give the same intervals
 BOOT_TIMEOUT_S = 120.0
+# A kexec chain's budget per kernel: under TCG one hop (kernel boot, archive, kexec load) takes about
+# 10 s on an idle host; allow for a loaded one. A kernel that never prints its marker costs the whole
+# budget, so keep it bounded.
+KEXEC_TIMEOUT_PER_KERNEL_S = 60.0
 KVM_PROBE_TIMEOUT_S = 20.0
 DEFAULT_DB = "bootscope.db"
 DEFAULT_MEM_MB = 512

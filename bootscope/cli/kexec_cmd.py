@@ -30,8 +30,8 @@ if TYPE_CHECKING:
 TCG_WARNING = (
     "QEMU TCG timings are not hardware timings: TCG emulates every instruction (purgatory's SHA-256 "
     "and decompression are far slower than on hardware), and the seed's big items scale with the "
-    "machine (struct page init with memory, smpboot with CPUs). Use --mem/--smp lists for the trend, "
-    "and --build-initramfs to run the same chain on a real machine."
+    "machine (struct page init with memory, smpboot with CPUs). Use --mem-sweep and smp= variants for "
+    "the trend, and --build-initramfs to run the same chain on a real machine."
 )
 
 
@@ -59,8 +59,15 @@ def kexec(
         ),
     ] = None,
     mem: Annotated[
-        str, typer.Option("--mem", help="Guest MiB, or a list (1024,2048,4096) as variants.")
-    ] = str(chain.DEFAULT_KEXEC_MEM_MB),
+        str | None,
+        typer.Option("--mem", help=f"Guest memory in MiB (default: {chain.DEFAULT_KEXEC_MEM_MB})."),
+    ] = None,
+    mem_sweep: Annotated[
+        str | None,
+        typer.Option(
+            "--mem-sweep", help="MiB,MiB,...: one variant per guest memory size, e.g. 1024,2048,4096."
+        ),
+    ] = None,
     smp: Annotated[int, typer.Option("--smp", help="Guest CPUs.")] = defaults.DEFAULT_SMP,
     timeout: options.Timeout = None,
     seed: options.Seed = None,
@@ -69,7 +76,8 @@ def kexec(
     quiet_host: options.QuietHost = False,
     resume: options.Resume = None,
     db: options.Db = defaults.DEFAULT_DB,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    fmt: Annotated[str, options.format_option(options.TABLE_JSON, "table")] = "table",
+    as_json: options.JsonAlias = False,
     build_initramfs: Annotated[
         Path | None,
         typer.Option(
@@ -100,6 +108,7 @@ def kexec(
     from bootscope.lab.summary import summarize_run
     from bootscope.store import Store
 
+    as_json = options.output_format(fmt, as_json) == "json"
     console = output_console()
     reporter: Reporter = SilentReporter() if as_json else RichReporter(Console(stderr=True, highlight=False))
     cancel = threading.Event()
@@ -114,12 +123,7 @@ def kexec(
     else:
         if not from_kernel:
             raise InputError("give the FROM kernel (path or debian:cloud), or --resume ID")
-        try:
-            mem_list = [int(part) for part in mem.split(",") if part.strip()]
-        except ValueError:
-            raise InputError(f"--mem takes MiB or a comma-separated list of MiB, not {mem!r}") from None
-        if not mem_list or min(mem_list) < 64:
-            raise InputError(f"--mem needs sizes of at least 64 MiB (got {mem!r})")
+        mem_list = memory_sizes(mem, mem_sweep)
         to_spec = to if to is not None else from_kernel
         if build_initramfs is not None:
             initrd = chain.build_chain_initramfs(resolve_to(to_spec)[0])
@@ -168,3 +172,26 @@ def kexec(
             f"{len(summary.failed)} of {summary.stored} kernels of run {experiment_id} failed"
             f" ({', '.join(sorted({boot.outcome for boot in summary.failed}))}); all are stored"
         )
+
+
+def memory_sizes(mem: str | None, mem_sweep: str | None) -> list[int]:
+    """Return the guest memory sizes in MiB: ``--mem``'s one size, or ``--mem-sweep``'s list (one
+    variant each), or the default size. A list given to ``--mem`` (the old spelling) is taken as
+    ``--mem-sweep`` with a note. Raises InputError for both options, a non-number or under 64 MiB."""
+    if mem is not None and "," in mem:
+        options.deprecated(f"--mem {mem}", f"--mem-sweep {mem} (--mem is one size)")
+        if mem_sweep is not None:
+            raise InputError("give the list of memory sizes to --mem-sweep only")
+        mem, mem_sweep = None, mem
+    if mem is not None and mem_sweep is not None:
+        raise InputError("give --mem (one size) or --mem-sweep (one variant per size), not both")
+    option, text = ("--mem-sweep", mem_sweep) if mem_sweep is not None else ("--mem", mem)
+    if text is None:
+        return [chain.DEFAULT_KEXEC_MEM_MB]
+    try:
+        sizes = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise InputError(f"{option} takes MiB (e.g. 2048), not {text!r}") from None
+    if not sizes or min(sizes) < 64:
+        raise InputError(f"{option} needs sizes of at least 64 MiB (got {text!r})")
+    return sizes

@@ -2,24 +2,32 @@
 
 ``-n`` is always the number of measurements per variant (boots; for ``kexec``, reboots per chain, a
 chain being one slot), ``--format`` always the OUTPUT format and ``--input-format`` the log format,
-``--verbose`` the full view, ``--seed`` the seed of the measurement order, ``--db`` the store.
+``--verbose`` the full view, ``--seed`` the seed of the measurement order (``compare`` seeds its
+bootstrap with ``--bootstrap-seed``), ``--db`` the store, ``--timeout`` the seconds one slot may take,
+``--mem`` one guest memory size in MiB.
 
-The old ``--format LOGFORMAT`` of analyze, report, trace and plot is kept for one release: a log
-format name given to ``--format`` is taken as ``--input-format`` with a deprecation note on stderr.
+Old spellings are kept for one release, hidden from ``--help``, each with a one-line note on stderr
+(:func:`deprecated`): ``--json`` (now ``--format json``), ``--format LOGFORMAT`` of analyze, report,
+trace and plot (now ``--input-format``), ``compare --seed`` (now ``--bootstrap-seed``),
+``bisect-run --baseline`` (now ``--reference``) and a list given to ``kexec --mem`` (now ``--mem-sweep``).
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
+from bootscope import defaults
+from bootscope.amounts import parse_fraction
 from bootscope.errors import InputError
+from bootscope.metrics import BOOT_STOP_METRIC
 from bootscope.parse import FORMATS
 
 AUTO = "auto"
+TABLE_JSON = ("table", "json")
 
 InputFormatOpt = Annotated[
     str, typer.Option("--input-format", help=f"Log format: {AUTO} (detect), {', '.join(FORMATS)}.")
@@ -34,7 +42,101 @@ QuietHost = Annotated[
 Resume = Annotated[
     str | None, typer.Option("--resume", help="Finish stored experiment ID (or 'latest') after a crash.")
 ]
-Timeout = Annotated[float | None, typer.Option("--timeout", help="Seconds one slot may take.")]
+Timeout = Annotated[
+    float | None,
+    typer.Option(
+        "--timeout",
+        help=f"Seconds one slot may take: a boot (default {defaults.BOOT_TIMEOUT_S:g}), a kexec chain"
+        f" (default {defaults.KEXEC_TIMEOUT_PER_KERNEL_S:g} per kernel).",
+    ),
+]
+JsonAlias = Annotated[bool, typer.Option("--json", hidden=True, help="Deprecated: --format json.")]
+Until = Annotated[
+    str | None,
+    typer.Option(
+        "--until",
+        help="'precise': after -n rounds, add rounds until the 95% interval of each variant's shift"
+        " against the first (one variant: of its median) is within +-precision of the first's median"
+        f" ({BOOT_STOP_METRIC}); never stops on a p-value.",
+    ),
+]
+Precision = Annotated[
+    str | None, typer.Option("--precision", help="Target for --until, e.g. 1% (default 1%).")
+]
+MaxN = Annotated[
+    int | None,
+    typer.Option("--max-n", help="--until: at most this many measurements per variant (default 4 x -n)."),
+]
+
+
+def run_settings(
+    *,
+    samples: int | None,
+    warmup: int | None,
+    seed: int | None,
+    timeout: float | None,
+    accel: str | None,
+    jobs: int | None,
+    quiet_host: bool,
+    until: str | None,
+    precision: str | None,
+    max_n: int | None,
+) -> dict[str, Any]:
+    """Return the run settings given on the command line keyed as ``Plan``'s fields (None: not
+    given, the plan file's or the default applies), for ``build_plan`` and ``build_sweep``.
+
+    Raises InputError for --precision or --max-n without --until, or a --precision that is not a
+    percentage or fraction."""
+    if until is None and (precision is not None or max_n is not None):
+        raise InputError("--precision and --max-n apply only with --until precise")
+    return {
+        "samples_per_variant": samples,
+        "warmup_per_variant": warmup,
+        "seed": seed,
+        "timeout_s": timeout,
+        "accel": accel,
+        "jobs": jobs,
+        "quiet_host": quiet_host or None,
+        "until": until,
+        "precision": None if precision is None else parse_fraction(precision, "--precision"),
+        "max_n": max_n,
+    }
+
+
+def format_option(choices: Sequence[str], default: str | None = None) -> Any:
+    """Return the ``--format`` option (the OUTPUT format) offering ``choices``, for ``Annotated``.
+
+    Every command declares its ``--format`` through this, so the name, the help's wording and the
+    default's place in it are the same everywhere; :func:`check_format` validates the value."""
+    shown = f" (default {default})" if default else ""
+    return typer.Option("--format", help=f"Output format: {', '.join(choices)}{shown}.")
+
+
+def check_format(value: str, choices: Sequence[str]) -> str:
+    """Return ``value`` if it is one of ``choices``; raises InputError naming the choices."""
+    if value not in choices:
+        raise InputError(f"--format {value}: choose {', '.join(choices[:-1])} or {choices[-1]}")
+    return value
+
+
+def deprecated(old: str, new: str) -> None:
+    """Print the one-line note that the old spelling ``old`` is now ``new`` (stderr, never stdout)."""
+    print(f"bootscope: note: {old} is now {new}; the old spelling goes in the next release", file=sys.stderr)
+
+
+def output_format(value: str, as_json: bool, choices: Sequence[str] = TABLE_JSON) -> str:
+    """Return the output format from ``--format`` and the hidden ``--json`` (a note when it is used).
+
+    Raises InputError for a ``--format`` outside ``choices`` or ``--json`` with another format."""
+    check_format(value, choices)
+    if not as_json:
+        return value
+    deprecated("--json", "--format json")
+    if value not in ("json", choices[0]):
+        raise InputError(f"--json and --format {value} disagree")
+    return "json"
+
+
 VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="Show everything, absent values included.")]
 
 

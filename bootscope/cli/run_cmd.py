@@ -10,12 +10,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from bootscope import defaults
-from bootscope.amounts import parse_fraction
 from bootscope.cli import options
 from bootscope.cli.console import error_console, output_console
 from bootscope.cli.signals import stop_on_signals
 from bootscope.errors import InputError
-from bootscope.metrics import BOOT_STOP_METRIC
 
 if TYPE_CHECKING:
     from bootscope.lab.progress import Reporter
@@ -77,37 +75,23 @@ def run(
         ),
     ] = None,
     seed: options.Seed = None,
-    timeout: Annotated[
-        float | None,
-        typer.Option("--timeout", help=f"Seconds per boot (default {defaults.BOOT_TIMEOUT_S:g})."),
-    ] = None,
+    timeout: options.Timeout = None,
     accel: options.Accel = None,
     jobs: options.Jobs = None,
     quiet_host: options.QuietHost = False,
-    until: Annotated[
-        str | None,
-        typer.Option(
-            "--until",
-            help="'precise': after -n rounds, add rounds until the 95% interval of each variant's shift"
-            " against the first (one variant: of its median) is within +-precision of the first's median"
-            f" ({BOOT_STOP_METRIC}); never stops on a p-value.",
-        ),
-    ] = None,
-    precision: Annotated[
-        str | None, typer.Option("--precision", help="Target for --until, e.g. 1% (default 1%).")
-    ] = None,
-    max_n: Annotated[
-        int | None,
-        typer.Option("--max-n", help="--until: at most this many boots per variant (default 4 x -n)."),
-    ] = None,
+    until: options.Until = None,
+    precision: options.Precision = None,
+    max_n: options.MaxN = None,
     resume: options.Resume = None,
     db: options.Db = defaults.DEFAULT_DB,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    fmt: Annotated[str, options.format_option(options.TABLE_JSON, "table")] = "table",
+    as_json: options.JsonAlias = False,
     reprobe: Annotated[
         bool, typer.Option("--reprobe", help="--accel auto: probe KVM again, not the remembered answer.")
     ] = False,
 ) -> None:
     """Boot a kernel (and variants) many times in QEMU, interleaved, and store every boot."""
+    as_json = options.output_format(fmt, as_json) == "json"
     out = output_console()
     err = error_console()
     # Imported here, not at the top: they pull in scipy and sqlalchemy, and every other command's
@@ -129,8 +113,6 @@ def run(
         else:
             if not kernel and plan_file is None:
                 raise InputError("give a KERNEL (path or debian:cloud), a --plan file, or --resume ID")
-            if until is None and (precision is not None or max_n is not None):
-                raise InputError("--precision and --max-n apply only with --until precise")
             given: list[tuple[str, Any]] = [
                 (name, value)
                 for name, value in (
@@ -153,18 +135,18 @@ def run(
                 base_options=given,
                 variant_texts=variant or [],
                 plan_file=plan_file,
-                settings={
-                    "samples_per_variant": samples,
-                    "warmup_per_variant": warmup,
-                    "seed": seed,
-                    "timeout_s": timeout,
-                    "accel": accel,
-                    "jobs": jobs,
-                    "quiet_host": quiet_host or None,
-                    "until": until,
-                    "precision": None if precision is None else parse_fraction(precision, "--precision"),
-                    "max_n": max_n,
-                },
+                settings=options.run_settings(
+                    samples=samples,
+                    warmup=warmup,
+                    seed=seed,
+                    timeout=timeout,
+                    accel=accel,
+                    jobs=jobs,
+                    quiet_host=quiet_host,
+                    until=until,
+                    precision=precision,
+                    max_n=max_n,
+                ),
             )
             result = start_experiment(plan, store, reporter, cancel=cancel, reprobe=reprobe)
         summary = summarize_run(store, result.experiment.id)

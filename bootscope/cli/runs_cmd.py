@@ -12,19 +12,22 @@ from rich.markup import escape
 from rich.table import Table
 
 from bootscope import defaults
+from bootscope.cli import options
 from bootscope.cli.console import output_console
 from bootscope.errors import InputError
 
-_FORMATS = ("json", "csv")
+EXPORT_FORMATS = ("json", "csv")
 
 
 def runs(
-    db: Annotated[str, typer.Option("--db", help="SQLite path or database URL.")] = defaults.DEFAULT_DB,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the list as JSON.")] = False,
+    db: options.Db = defaults.DEFAULT_DB,
+    fmt: Annotated[str, options.format_option(options.TABLE_JSON, "table")] = "table",
+    as_json: options.JsonAlias = False,
 ) -> None:
     """List the experiments stored in a database."""
     from bootscope.store import Store  # sqlalchemy: only when run
 
+    as_json = options.output_format(fmt, as_json) == "json"
     if "://" not in db and not Path(db).exists():
         raise InputError(f"no database {db} (bootscope run creates it; or pass --db)")
     with Store.open(db) as store:
@@ -69,20 +72,18 @@ def runs(
 
 def export(
     experiment: Annotated[str, typer.Argument(metavar="ID|latest", help="Experiment id or 'latest'.")],
-    fmt: Annotated[
-        str, typer.Option("--format", help="json (with every log) or csv (one row per boot).")
-    ] = "json",
+    fmt: Annotated[str, options.format_option(EXPORT_FORMATS, "json")] = "json",
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="File to write (default stdout).")
     ] = None,
-    db: Annotated[str, typer.Option("--db", help="SQLite path or database URL.")] = defaults.DEFAULT_DB,
+    db: options.Db = defaults.DEFAULT_DB,
 ) -> None:
-    """Write one stored experiment out, with every boot (and, in JSON, every boot's log)."""
+    """Write one stored experiment out, with every boot (and, in JSON, every boot's log): JSON with
+    every log, or CSV with one row per boot."""
     from bootscope.store import Store
     from bootscope.store.export import export_csv, export_document
 
-    if fmt not in _FORMATS:
-        raise InputError(f"--format must be json or csv, not {fmt!r}")
+    options.check_format(fmt, EXPORT_FORMATS)
     if "://" not in db and not Path(db).exists():
         raise InputError(f"no database {db} (pass --db)")
     with Store.open(db) as store:

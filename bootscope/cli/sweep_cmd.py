@@ -11,18 +11,14 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from bootscope import defaults
+from bootscope.cli import options
 from bootscope.cli.console import output_console
-from bootscope.defaults import ALPHA, DEFAULT_DB
 from bootscope.errors import BootError, BootscopeError, InputError, StatsError
-from bootscope.lab.plan import Plan, VariantSpec, apply_option, resolve_seed
 from bootscope.metrics import DEFAULT_METRIC
 
 if TYPE_CHECKING:
     from bootscope.lab.progress import Reporter
-
-FORMATS = ("table", "json")
-# Plan-file keys that are run settings rather than options of the booted machine.
-_SETTINGS = ("samples", "warmup", "seed", "jobs", "timeout", "accel", "metric")
 
 
 def _definition(metric: str) -> str:
@@ -31,11 +27,6 @@ def _definition(metric: str) -> str:
     if metric not in DEFINITIONS:
         raise InputError(f"unknown metric {metric!r}; known metrics: {', '.join(DEFINITIONS)}")
     return DEFINITIONS[metric]
-
-
-def _check_format(fmt: str) -> None:
-    if fmt not in FORMATS:
-        raise InputError(f"unknown format {fmt!r}; use table or json")
 
 
 def _reporter(fmt: str) -> Reporter:
@@ -65,62 +56,63 @@ def sweep(
         typer.Option("--param", help="NAME=V1,V2,...: a kernel option, smp, mem, cpu, kernel or append."),
     ] = None,
     n: Annotated[
-        int | None, typer.Option("-n", help="Boots per cell [default: the plan's, else 12].")
+        int | None,
+        typer.Option("-n", help=f"Boots per cell (default: the plan's, else {defaults.SAMPLES_PER_CELL})."),
     ] = None,
     plan_file: Annotated[Path | None, typer.Option("--plan", help="TOML with a \\[grid] table.")] = None,
-    db: Annotated[str, typer.Option(help="SQLite file or PostgreSQL URL of the store.")] = DEFAULT_DB,
-    fmt: Annotated[str, typer.Option("--format", help="table or json.")] = "table",
-    metric: Annotated[str, typer.Option(help="Metric to compare.")] = DEFAULT_METRIC,
-    jobs: Annotated[int, typer.Option("-j", "--jobs", help="Boots at once.")] = 1,
-    warmup: Annotated[int, typer.Option(help="Warm-up boots per cell (not measured).")] = 1,
-    seed: Annotated[int | None, typer.Option(help="Seed of the interleaved order.")] = None,
-    alpha: Annotated[float, typer.Option(help="Significance level (Holm-corrected over the cells).")] = ALPHA,
-    accel: Annotated[str, typer.Option(help="auto, kvm or tcg.")] = "auto",
-    timeout: Annotated[float, typer.Option(help="Seconds before a boot is given up.")] = 120.0,
+    db: options.Db = defaults.DEFAULT_DB,
+    fmt: Annotated[str, options.format_option(options.TABLE_JSON, "table")] = "table",
+    metric: Annotated[
+        str | None, typer.Option(help=f"Metric to compare (default: the plan's, else {DEFAULT_METRIC}).")
+    ] = None,
+    jobs: options.Jobs = None,
+    warmup: Annotated[
+        int | None,
+        typer.Option(help=f"Warm-up boots per cell, not measured (default {defaults.WARMUP_BOOTS})."),
+    ] = None,
+    seed: options.Seed = None,
+    alpha: Annotated[
+        float, typer.Option(help="Significance level (Holm-corrected over the cells).")
+    ] = defaults.ALPHA,
+    accel: options.Accel = None,
+    timeout: options.Timeout = None,
+    quiet_host: options.QuietHost = False,
+    until: options.Until = None,
+    precision: options.Precision = None,
+    max_n: options.MaxN = None,
 ) -> None:
     """Boot a grid of options, machines and kernels; compare every cell with the baseline cell."""
-    from bootscope.lab.sweep import expand_grid, parse_param, read_grid_file, run_sweep, sweep_plan
+    from bootscope.lab.sweep import build_sweep, run_sweep, sweep_json
     from bootscope.stats.compare import Options  # scipy: only when run
     from bootscope.store import Store
 
-    _check_format(fmt)
-    params = [parse_param(text) for text in param or []]
-    base = VariantSpec(name="base", kernel="")
-    settings: dict[str, Any] = {}
-    if plan_file is not None:
-        file_params, settings = read_grid_file(plan_file)
-        params = file_params + params
-        for key, value in settings.items():
-            if key.replace("_", "-") not in _SETTINGS:
-                base = apply_option(base, key, value)
-    if kernel:
-        base = apply_option(base, "kernel", kernel)
-    if not base.kernel and not any(p.name == "kernel" for p in params):
-        raise InputError("name a KERNEL (or kernel = ... in the plan, or --param kernel=A,B)")
-    if not base.kernel:
-        base = apply_option(base, "kernel", "unset")  # every cell sets its own kernel
-    metric = str(settings.get("metric", metric))
-    _definition(metric)
-    cells = expand_grid(params)
-    template = Plan(
-        variants=(base,),
-        seed=resolve_seed(settings.get("seed", seed)),
-        samples_per_variant=n if n is not None else int(settings.get("samples", 12)),
-        warmup_per_variant=int(settings.get("warmup", warmup)),
-        timeout_s=float(settings.get("timeout", timeout)),
-        accel=str(settings.get("accel", accel)),
-        jobs=int(settings.get("jobs", jobs)),
+    options.check_format(fmt, options.TABLE_JSON)
+    setup = build_sweep(
+        kernel=kernel,
+        param_texts=param or [],
+        plan_file=plan_file,
+        metric=metric,
+        settings=options.run_settings(
+            samples=n,
+            warmup=warmup,
+            seed=seed,
+            timeout=timeout,
+            accel=accel,
+            jobs=jobs,
+            quiet_host=quiet_host,
+            until=until,
+            precision=precision,
+            max_n=max_n,
+        ),
     )
-    plan = sweep_plan(cells, base, template)
+    _definition(setup.metric)
     with Store.open(db) as store:
-        result = run_sweep(cells, plan, store, metric, Options(alpha=alpha), _reporter(fmt))
-    from bootscope.lab.sweep import sweep_json
-
+        result = run_sweep(setup.cells, setup.plan, store, setup.metric, Options(alpha=alpha), _reporter(fmt))
     data = sweep_json(result)
     if fmt == "json":
         print(json.dumps(data, indent=2))
         return
-    _print_sweep(data, [p.name for p in params])
+    _print_sweep(data, [p.name for p in setup.params])
 
 
 def _print_sweep(data: dict[str, Any], names: list[str]) -> None:
@@ -170,28 +162,39 @@ def history(
     from_run: Annotated[
         str | None, typer.Option("--from-run", help="Read a stored run (its variants in order) instead.")
     ] = None,
-    db: Annotated[str, typer.Option(help="SQLite file or PostgreSQL URL of the store.")] = DEFAULT_DB,
+    db: options.Db = defaults.DEFAULT_DB,
     metric: Annotated[str, typer.Option(help="Metric of the series.")] = DEFAULT_METRIC,
     plot: Annotated[Path | None, typer.Option(help="Write a .png or .svg of the series.")] = None,
-    fmt: Annotated[str, typer.Option("--format", help="table or json.")] = "table",
+    fmt: Annotated[str, options.format_option(options.TABLE_JSON, "table")] = "table",
     append: Annotated[str, typer.Option(help="Extra kernel command line for every version.")] = "",
-    smp: Annotated[int, typer.Option(help="vCPUs.")] = 1,
-    mem: Annotated[int, typer.Option(help="Guest memory in MiB.")] = 512,
+    smp: Annotated[int, typer.Option(help="vCPUs.")] = defaults.DEFAULT_SMP,
+    mem: Annotated[int, typer.Option(help="Guest memory in MiB.")] = defaults.DEFAULT_MEM_MB,
     icount: Annotated[
         int | None,
         typer.Option(help="TCG -icount shift: guest time counts instructions, immune to host load."),
     ] = None,
-    jobs: Annotated[int, typer.Option("-j", "--jobs", help="Boots at once.")] = 1,
-    warmup: Annotated[int, typer.Option(help="Warm-up boots per version.")] = 1,
-    seed: Annotated[int | None, typer.Option(help="Seed of the interleaved order.")] = None,
-    alpha: Annotated[float, typer.Option(help="Significance level of the change-point tests.")] = ALPHA,
-    accel: Annotated[str, typer.Option(help="auto, kvm or tcg.")] = "auto",
+    jobs: options.Jobs = None,
+    warmup: Annotated[int, typer.Option(help="Warm-up boots per version.")] = defaults.WARMUP_BOOTS,
+    seed: options.Seed = None,
+    alpha: Annotated[
+        float, typer.Option(help="Significance level of the change-point tests.")
+    ] = defaults.ALPHA,
+    accel: options.Accel = None,
+    timeout: options.Timeout = None,
+    quiet_host: options.QuietHost = False,
 ) -> None:
     """The metric across kernel versions, and the steps (change points) where it moved."""
-    from bootscope.lab.history import history_from_run, history_plan, resolve_versions, run_history
+    from bootscope.lab.history import (
+        history_from_run,
+        history_json,
+        history_plan,
+        resolve_versions,
+        run_history,
+    )
+    from bootscope.lab.plan import VariantSpec, plan_with_settings
     from bootscope.store import Store
 
-    _check_format(fmt)
+    options.check_format(fmt, options.TABLE_JSON)
     _definition(metric)
     if (spec is None) == (from_run is None):
         raise InputError("give either SPEC (to boot a series) or --from-run RUN (to read one)")
@@ -204,14 +207,11 @@ def history(
             base = VariantSpec(
                 name="base", kernel=kernels[0], append=append, smp=smp, mem_mb=mem, icount_shift=icount
             )
-            template = Plan(
-                variants=(base,),
-                seed=resolve_seed(seed),
-                samples_per_variant=n,
-                warmup_per_variant=warmup,
-                jobs=jobs,
-                accel=accel,
-            )
+            settings = options.run_settings(
+                samples=n, warmup=warmup, seed=seed, timeout=timeout, accel=accel, jobs=jobs,
+                quiet_host=quiet_host, until=None, precision=None, max_n=None,
+            )  # fmt: skip
+            template = plan_with_settings((base,), {k: v for k, v in settings.items() if v is not None})
             result = run_history(history_plan(kernels, base, template), store, metric, alpha, _reporter(fmt))
     changes = result.change_points.change_points
     if plot is not None:
@@ -226,7 +226,7 @@ def history(
             plot,
         )
     if fmt == "json":
-        print(json.dumps(_history_json(result), indent=2))
+        print(json.dumps(history_json(result), indent=2))
         return
     console = output_console()
     table = Table(title=f"history: run {result.run}, {escape(metric)} (s)")
@@ -257,37 +257,6 @@ def history(
     console.print(f"{escape(metric)}: {escape(_definition(metric))}")
 
 
-def _history_json(result: Any) -> dict[str, Any]:
-    return {
-        "run": result.run,
-        "metric": result.metric,
-        "unit": result.unit,
-        "positions": [
-            {
-                "name": p.name,
-                "kernel": p.kernel,
-                "n": p.n,
-                "median": p.median,
-                "median_ci": list(p.median_ci) if p.median_ci else None,
-            }
-            for p in result.positions
-        ],
-        "change_points": [
-            {
-                "after": c.index,
-                "between": [result.positions[c.index].name, result.positions[c.index + 1].name],
-                "shift": {"estimate": c.shift, "ci": list(c.shift_ci) if c.shift_ci else None},
-                "relative": c.shift_relative,
-                "p": c.p,
-                "p_adjusted": c.p_adjusted,
-            }
-            for c in result.change_points.change_points
-        ],
-        "method": result.change_points.method,
-        "alpha": result.change_points.alpha,
-    }
-
-
 def bisect_run(
     build: Annotated[
         str | None, typer.Option(help="Build command, run by the shell (e.g. 'make -j8 bzImage').")
@@ -295,27 +264,41 @@ def bisect_run(
     kernel: Annotated[Path, typer.Option(help="The kernel image the build leaves.")] = Path(
         "arch/x86/boot/bzImage"
     ),
-    baseline: Annotated[str, typer.Option(help="RUN:VARIANT of the stored good boots.")] = "",
+    reference: Annotated[
+        str | None, typer.Option("--reference", help="RUN:VARIANT: the stored boots of the good kernel.")
+    ] = None,
+    old_baseline: Annotated[
+        str | None, typer.Option("--baseline", hidden=True, help="Deprecated: --reference.")
+    ] = None,
     metric: Annotated[str, typer.Option(help="Metric to compare.")] = DEFAULT_METRIC,
     threshold: Annotated[str, typer.Option(help="Slower by more than this is bad: 5% or 0.05.")] = "5%",
     n: Annotated[int, typer.Option("-n", help="Boots per batch.")] = 6,
     max_n: Annotated[int, typer.Option("--max-n", help="Most boots before giving up (exit 125).")] = 24,
-    db: Annotated[str, typer.Option(help="SQLite file or PostgreSQL URL of the store.")] = DEFAULT_DB,
-    append: Annotated[str | None, typer.Option(help="Kernel command line [default: the baseline's].")] = None,
+    db: options.Db = defaults.DEFAULT_DB,
+    append: Annotated[
+        str | None, typer.Option(help="Kernel command line (default: the reference's).")
+    ] = None,
     append_file: Annotated[
         Path | None,
         typer.Option("--append-file", help="Read the command line from this file after the build."),
     ] = None,
-    alpha: Annotated[float, typer.Option(help="Significance level, split over the looks.")] = ALPHA,
+    alpha: Annotated[float, typer.Option(help="Significance level, split over the looks.")] = defaults.ALPHA,
     warmup: Annotated[int, typer.Option(help="Warm-up boots per batch.")] = 0,
+    timeout: options.Timeout = None,
 ) -> int:
-    """For `git bisect run`: build, boot, compare with the baseline; exit 0 good, 1 bad, 125 skip."""
+    """For `git bisect run`: build, boot, compare with the reference; exit 0 good, 1 bad, 125 skip."""
     from bootscope.lab import bisect
     from bootscope.lab.progress import SilentReporter
 
     try:
-        if ":" not in baseline:
-            raise InputError("--baseline RUN:VARIANT is required (a stored run of the good kernel)")
+        if old_baseline is not None:
+            # --baseline is a variant's name in compare; here it named a stored run's variant.
+            options.deprecated(f"--baseline {old_baseline}", f"--reference {old_baseline}")
+            if reference not in (None, old_baseline):
+                raise InputError(f"--baseline {old_baseline} and --reference {reference} disagree")
+            reference = old_baseline
+        if reference is None or ":" not in reference:
+            raise InputError("--reference RUN:VARIANT is required (a stored run of the good kernel)")
         fraction = bisect.parse_threshold(threshold)
         _definition(metric)
         bisect.looks_allowed(n, max_n)
@@ -335,16 +318,17 @@ def bisect_run(
             except OSError as error:
                 raise BootError(f"--append-file {append_file}: {error.strerror}") from None
         with Store.open(db) as store:
-            reference = bisect.load_baseline(store, baseline, metric)
+            good = bisect.load_reference(store, reference, metric)
             outcome = bisect.bisect_commit(
-                store=store, baseline=reference, kernel=kernel, append=command_line, metric=metric,
-                threshold=fraction, alpha=alpha, n=n, max_n=max_n, warmup=warmup, reporter=SilentReporter(),
+                store=store, baseline=good, kernel=kernel, append=command_line, metric=metric,
+                threshold=fraction, alpha=alpha, n=n, max_n=max_n, warmup=warmup, timeout_s=timeout,
+                reporter=SilentReporter(),
             )  # fmt: skip
     except (BootError, StatsError) as error:
         # This commit cannot be measured (it does not boot, or too few boots finished): skip it.
         return _bisect_exit(f"cannot test this commit, skipping: {error}", bisect.EXIT_SKIP)
     except BootscopeError as error:
-        # Bad baseline, store or options: every commit would fail alike, so stop the bisect.
+        # Bad reference, store or options: every commit would fail alike, so stop the bisect.
         return _bisect_exit(f"error: {error}", bisect.EXIT_ABORT)
     return _bisect_exit(f"{outcome.message} (runs {', '.join(map(str, outcome.runs))})", outcome.exit_code)
 

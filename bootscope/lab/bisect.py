@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bootscope import defaults
 from bootscope.amounts import parse_fraction
 from bootscope.errors import InputError, StatsError
 from bootscope.lab.execute import start_experiment
@@ -166,39 +167,53 @@ class BisectOutcome:
     message: str
 
 
-def load_baseline(store: Store, text: str, metric: str) -> Baseline:
-    """Return the baseline that ``RUN:VARIANT`` names (RUN: an id or ``latest``), with its ok boots.
+def load_reference(store: Store, text: str, metric: str) -> Baseline:
+    """Return the reference (the good kernel's boots, the baseline of every comparison) that
+    ``RUN:VARIANT`` names (RUN: an id or ``latest``), with its ok boots.
 
     Raises InputError for a malformed text, an unknown variant, or fewer than 2 samples; StoreError
     for an unknown run."""
     run, colon, variant_name = text.rpartition(":")
     if not colon or not run or not variant_name:
-        raise InputError(f"--baseline {text!r}: expected RUN:VARIANT, e.g. 3:default")
+        raise InputError(f"--reference {text!r}: expected RUN:VARIANT, e.g. 3:default")
     record = store.experiment(run)
     plan = plan_from_dict(record.plan)
     variants = {variant.name: variant for variant in plan.variants}
     if variant_name not in variants:
         raise InputError(
-            f"--baseline: run {record.id} has no variant {variant_name!r} (variants: {', '.join(variants)})"
+            f"--reference: run {record.id} has no variant {variant_name!r} (variants: {', '.join(variants)})"
         )
     samples = store.samples(record.id, metric).get(variant_name, [])
     if len(samples) < 2:
         raise InputError(
-            f"--baseline {text}: {len(samples)} ok boot(s) with {metric}; a comparison needs at least 2"
+            f"--reference {text}: {len(samples)} ok boot(s) with {metric}; a comparison needs at least 2"
         )
     return Baseline(record.id, variants[variant_name], tuple(samples), record.seed)
 
 
 def candidate_plan(
-    baseline: Baseline, kernel: Path, append: str | None, n: int, warmup: int, seed: int
+    baseline: Baseline,
+    kernel: Path,
+    append: str | None,
+    n: int,
+    warmup: int,
+    seed: int,
+    timeout_s: float | None = None,
 ) -> Plan:
     """Return the plan of one batch: the baseline's machine with the candidate kernel (and command
-    line, when given), ``n`` boots after ``warmup``. Raises InputError if it is not valid."""
+    line, when given), ``n`` boots after ``warmup``, each given ``timeout_s`` seconds (None: the
+    default). Raises InputError if it is not valid."""
     variant = replace(baseline.variant, name="candidate", kernel=str(kernel.resolve()))
     if append is not None:
         variant = replace(variant, append=append)
     return validate_plan(
-        Plan(variants=(variant,), seed=seed, samples_per_variant=n, warmup_per_variant=warmup)
+        Plan(
+            variants=(variant,),
+            seed=seed,
+            samples_per_variant=n,
+            warmup_per_variant=warmup,
+            timeout_s=defaults.BOOT_TIMEOUT_S if timeout_s is None else timeout_s,
+        )
     )
 
 
@@ -214,6 +229,7 @@ def bisect_commit(
     n: int,
     max_n: int,
     warmup: int = 0,
+    timeout_s: float | None = None,
     reporter: Reporter | None = None,
 ) -> BisectOutcome:
     """Boot the built ``kernel`` in batches of ``n`` (up to ``max_n`` in all), each batch a stored
@@ -229,7 +245,8 @@ def bisect_commit(
     booted = 0
     while booted < max_n:
         batch = min(n, max_n - booted)
-        plan = candidate_plan(baseline, kernel, append, batch, warmup, baseline.seed + len(runs) + 1)
+        seed = baseline.seed + len(runs) + 1
+        plan = candidate_plan(baseline, kernel, append, batch, warmup, seed, timeout_s)
         result = start_experiment(plan, store, reporter)
         runs.append(result.experiment.id)
         booted += batch

@@ -12,6 +12,7 @@ import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -205,3 +206,37 @@ def history_from_run(store: Store, run: int | str, metric: str, alpha: float = 0
     order = [(variant.name, variant.kernel) for variant in plan.variants]
     samples = store.samples(record.id, metric)
     return analyse_history(order, samples, metric, "s", alpha, seed=record.seed, run=record.id)
+
+
+def history_json(result: HistoryResult) -> dict[str, Any]:
+    """Return the JSON-able document of a history: per position its name, kernel, n, median and the
+    median's 95 % interval (metric's unit); per change point the positions it lies between, the
+    shift with its interval, the relative shift and the raw and adjusted p; the method and alpha."""
+    return {
+        "run": result.run,
+        "metric": result.metric,
+        "unit": result.unit,
+        "positions": [
+            {
+                "name": p.name,
+                "kernel": p.kernel,
+                "n": p.n,
+                "median": p.median,
+                "median_ci": list(p.median_ci) if p.median_ci else None,
+            }
+            for p in result.positions
+        ],
+        "change_points": [
+            {
+                "after": c.index,
+                "between": [result.positions[c.index].name, result.positions[c.index + 1].name],
+                "shift": {"estimate": c.shift, "ci": list(c.shift_ci) if c.shift_ci else None},
+                "relative": c.shift_relative,
+                "p": c.p,
+                "p_adjusted": c.p_adjusted,
+            }
+            for c in result.change_points.change_points
+        ],
+        "method": result.change_points.method,
+        "alpha": result.change_points.alpha,
+    }

@@ -73,7 +73,7 @@ def build_variants(base: KexecVariant, texts: Sequence[str], mem_list: Sequence[
     """Return the experiment's variants: ``texts`` parsed against ``base``, or one per memory size in
     ``mem_list`` (the trend), or ``base`` alone; raises InputError for duplicates or a bad spec."""
     if texts and len(mem_list) > 1:
-        raise InputError("give either --variant or a --mem list, not both")
+        raise InputError("give either --variant or --mem-sweep, not both")
     if texts:
         result = [parse_variant(text, base) for text in texts]
     elif len(mem_list) > 1:

@@ -194,7 +194,8 @@ def parse_variant(text: str, base: VariantSpec) -> VariantSpec:
     return variants.parse_variant(text, base, BOOT_OPTIONS)
 
 
-_RUN_KEYS = {
+# Run settings as plan files (and the options of run and sweep) name them -> Plan's fields.
+RUN_KEYS = {
     "samples": "samples_per_variant",
     "warmup": "warmup_per_variant",
     "seed": "seed",
@@ -234,8 +235,8 @@ def read_plan_file(path: Path) -> tuple[VariantSpec, list[VariantSpec], dict[str
         norm = key.replace("_", "-")
         if key == "variants":
             continue
-        if norm in _RUN_KEYS:
-            settings[_RUN_KEYS[norm]] = value
+        if norm in RUN_KEYS:
+            settings[RUN_KEYS[norm]] = value
         else:
             try:
                 base = apply_option(base, key, value)
@@ -337,8 +338,15 @@ def build_plan(
     if not variants:
         variants = [replace(base, name="default")]
     merged.update({key: value for key, value in settings.items() if value is not None})
+    return plan_with_settings(tuple(variants), merged)
+
+
+def plan_with_settings(variants: Sequence[VariantSpec], settings: Mapping[str, Any]) -> Plan:
+    """Return the validated Plan of ``variants`` with ``settings`` (Plan field -> value, each
+    converted to the field's type; a missing seed is drawn at random). Raises InputError for an
+    unknown setting, a value of the wrong type, or a plan that cannot run."""
     typed: dict[str, Any] = {}
-    for key, value in merged.items():
+    for key, value in settings.items():
         if key not in _SETTING_TYPES:
             raise InputError(f"unknown plan setting {key!r}")
         try:

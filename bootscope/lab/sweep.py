@@ -16,10 +16,20 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from bootscope import defaults
 from bootscope.errors import InputError, StatsError
 from bootscope.lab.execute import start_experiment
-from bootscope.lab.plan import Plan, VariantSpec, apply_option, read_toml, validate_plan
+from bootscope.lab.plan import (
+    RUN_KEYS,
+    Plan,
+    VariantSpec,
+    apply_option,
+    plan_with_settings,
+    read_toml,
+    validate_plan,
+)
 from bootscope.lab.progress import Reporter
+from bootscope.metrics import DEFAULT_METRIC
 from bootscope.model import Comparison
 from bootscope.stats.compare import FASTER, Options, compare_many
 from bootscope.stats.effects import MainEffects, main_effects
@@ -32,6 +42,8 @@ MACHINE_PARAMS = ("smp", "mem", "cpu", "kernel", "icount")
 # level appends nothing, which is how a flag without a value is switched on and off.
 APPEND_PARAM = "append"
 _PARAM_NAME_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$")
+# The plan-file key naming the metric to compare (every other key is a run setting or a boot option).
+METRIC_KEY = "metric"
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +87,17 @@ class SweepResult:
     best: Cell | None
     effects: MainEffects
     alpha: float
+
+
+@dataclass(frozen=True, slots=True)
+class SweepSetup:
+    """A sweep ready to run: its parameters, its cells (baseline first), the plan with one variant
+    per cell, and the metric the cells are compared on."""
+
+    params: tuple[Parameter, ...]
+    cells: tuple[Cell, ...]
+    plan: Plan
+    metric: str
 
 
 def parse_param(text: str) -> Parameter:
@@ -165,6 +188,47 @@ def sweep_plan(cells: Sequence[Cell], base: VariantSpec, template: Plan) -> Plan
     if len(set(names)) != len(names):
         raise InputError("two grid cells map to the same variant name; use shorter distinct values")
     return validate_plan(replace(template, variants=variants))
+
+
+def build_sweep(
+    *,
+    kernel: str | None,
+    param_texts: Sequence[str],
+    plan_file: Path | None,
+    settings: Mapping[str, Any],
+    metric: str | None = None,
+) -> SweepSetup:
+    """Return the sweep the command line describes: the plan file's ``[grid]`` and boot options
+    first, then ``kernel`` and the ``--param`` texts. ``settings`` are the run settings keyed as
+    :func:`bootscope.lab.plan.build_plan` takes them (Plan field -> value, None: not given); they win
+    over the plan file's, and a cell gets ``defaults.SAMPLES_PER_CELL`` boots unless told. The metric
+    is ``metric``, else the plan file's, else the default metric. Raises InputError naming the bad
+    part (no kernel, a bad parameter, level, option or setting)."""
+    params = [parse_param(text) for text in param_texts]
+    base = VariantSpec(name="base", kernel="")
+    merged: dict[str, Any] = {"samples_per_variant": defaults.SAMPLES_PER_CELL}
+    file_metric: str | None = None
+    if plan_file is not None:
+        file_params, file_settings = read_grid_file(plan_file)
+        params = file_params + params
+        for key, value in file_settings.items():
+            name = key.replace("_", "-")
+            if name == METRIC_KEY:
+                file_metric = str(value)
+            elif name in RUN_KEYS:
+                merged[RUN_KEYS[name]] = value
+            else:
+                base = apply_option(base, key, value)
+    if kernel:
+        base = apply_option(base, "kernel", kernel)
+    if not base.kernel and not any(p.name == "kernel" for p in params):
+        raise InputError("name a KERNEL (or kernel = ... in the plan, or --param kernel=A,B)")
+    if not base.kernel:
+        base = apply_option(base, "kernel", "unset")  # every cell sets its own kernel
+    merged.update({key: value for key, value in settings.items() if value is not None})
+    cells = expand_grid(params)
+    plan = sweep_plan(cells, base, plan_with_settings((base,), merged))
+    return SweepSetup(tuple(params), tuple(cells), plan, metric or file_metric or DEFAULT_METRIC)
 
 
 def analyse_sweep(

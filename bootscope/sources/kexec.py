@@ -31,9 +31,7 @@ KEXEC_CANDIDATES = (Path("/usr/sbin/kexec"), Path("/sbin/kexec"))
 # kexec with a ~14 MB kernel plus an archive of the whole initramfs in a tmpfs needs room; 512 MiB
 # works but leaves little, and TCG does not charge for guest RAM it never touches.
 DEFAULT_KEXEC_MEM_MB = 1024
-# Under TCG one hop (kernel boot, archive, kexec load) takes about 10 s on an idle host; allow for a
-# loaded one. A kernel that never prints its marker costs the whole budget, so keep it bounded.
-TIMEOUT_PER_HOP_S = 60.0
+TIMEOUT_PER_HOP_S = defaults.KEXEC_TIMEOUT_PER_KERNEL_S
 
 _INIT_SCRIPT = r"""#!/bin/busybox sh
 # bootscope kexec chain /init (bootscope.sources.kexec). Command line: bootscope.hop=K (this kernel's

@@ -162,7 +162,7 @@ def test_run_two_variants_stores_the_guests_own_times(cloud_kernel: Path, tmp_pa
         csv.DictReader(io.StringIO(_bootscope("export", "1", "--format", "csv", "--db", str(db)).stdout))
     )
     assert [float(r["userspace_s"]) for r in rows] == [b["metrics"]["userspace_s"] for b in boots]
-    listing = _bootscope("runs", "--db", str(db), "--json")
+    listing = _bootscope("runs", "--db", str(db), "--format", "json")
     assert json.loads(listing.stdout)[0]["ok"] == 6
 
 
@@ -171,7 +171,7 @@ def test_until_precise_stops_early_and_stored_boots_analyze(cloud_kernel: Path, 
     db = tmp_path / "until.db"
     result = _bootscope(
         "run", str(cloud_kernel), "-n", "5", "--max-n", "8", "--warmup", "0", "--until", "precise",
-        "--precision", "50%", "--accel", "tcg", "--db", str(db), "--json",
+        "--precision", "50%", "--accel", "tcg", "--db", str(db), "--format", "json",
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
@@ -183,7 +183,7 @@ def test_until_precise_stops_early_and_stored_boots_analyze(cloud_kernel: Path, 
         boot = store.boots(1)[2]
     # A stored boot analysed later gets the host-side metrics the run recorded.
     analysis = json.loads(
-        _bootscope("analyze", "--run", "1", "--boot", "3", "--json", "--db", str(db)).stdout
+        _bootscope("analyze", "--run", "1", "--boot", "3", "--format", "json", "--db", str(db)).stdout
     )
     metrics = analysis["boots"][0]["metrics"]
     for name in ("kernel_init_s", "userspace_s", "host_wall_s", "host_kernel_start_s"):
@@ -196,7 +196,7 @@ def test_panicking_kernel_is_stored_as_panic(cloud_kernel: Path, tmp_path: Path)
     db = tmp_path / "panic.db"
     result = _bootscope(
         "run", str(cloud_kernel), "-n", "1", "--warmup", "0", "--accel", "tcg", "--append",
-        "rdinit=/does-not-exist init=/does-not-exist", "--db", str(db), "--json",
+        "rdinit=/does-not-exist init=/does-not-exist", "--db", str(db), "--format", "json",
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
@@ -257,7 +257,7 @@ def test_file_reaches_the_guest_and_the_stored_config(tmp_path: Path) -> None:
     db = tmp_path / "file.db"
     result = _bootscope(
         "run", "debian:cloud", "-n", "1", "--warmup", "0", "--accel", "tcg", "--file", f"{host}:/etc/x",
-        "--command", "cat /etc/x", "--db", str(db), "--json",
+        "--command", "cat /etc/x", "--db", str(db), "--format", "json",
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     boot, texts, variant = _the_only_boot(db)
@@ -311,7 +311,7 @@ def test_disk_is_attached_and_never_modified(cloud_kernel: Path, tmp_path: Path)
     db = tmp_path / "disk.db"
     result = _bootscope(
         "run", str(cloud_kernel), "-n", "1", "--warmup", "0", "--accel", "tcg", "--disk", str(image),
-        "--initrd", str(initrd), "--marker", "^DISK-SAYS ", "--db", str(db), "--json",
+        "--initrd", str(initrd), "--marker", "^DISK-SAYS ", "--db", str(db), "--format", "json",
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     boot, texts, variant = _the_only_boot(db)
@@ -347,6 +347,12 @@ def test_disk_is_attached_and_never_modified(cloud_kernel: Path, tmp_path: Path)
         ),
         (["run", "--resume", "9"], 4, "no experiment 9"),
         (["export", "latest", "--format", "xml"], 2, "json or csv"),
+        (["run", "/no/such/bzImage", "--format", "yaml"], 2, "choose table or json"),
+        (["kexec", "/no/such/bzImage", "--mem", "lots"], 2, "--mem takes MiB"),
+        (["kexec", "/no/such/bzImage", "--mem", "32"], 2, "at least 64 MiB"),
+        (["kexec", "/no/such/bzImage", "--mem", "2048", "--mem-sweep", "1024,2048"], 2, "not both"),
+        (["kexec", "/no/such/bzImage", "--mem-sweep", "1024,x"], 2, "--mem-sweep takes MiB"),
+        (["kexec", "/no/such/bzImage", "--mem-sweep", "1024,2048", "--variant", "a:smp=2"], 2, "not both"),
     ],
 )
 def test_bad_input_is_one_line(

@@ -43,6 +43,11 @@ def test_sweep_rejects_bad_input_in_one_line(tmp_path: Path, capsys: pytest.Capt
     plan.write_text('kernel = "debian:cloud"\n')
     no_grid = _here(capsys, "sweep", "--plan", str(plan), "--db", str(tmp_path / "x.db"))
     assert no_grid.returncode == 2 and "[grid]" in no_grid.stderr
+    # The run settings are run's own options, checked the same way.
+    loose = _here(capsys, "sweep", "/k", "--param", "smp=1,2", "--precision", "1%")
+    assert loose.returncode == 2 and "only with --until precise" in loose.stderr
+    bad_format = _here(capsys, "sweep", "/k", "--param", "smp=1,2", "--format", "yaml")
+    assert bad_format.returncode == 2 and "choose table or json" in bad_format.stderr
     neither = _here(capsys, "history", "--db", str(tmp_path / "x.db"))
     assert neither.returncode == 2 and "--from-run" in neither.stderr
 

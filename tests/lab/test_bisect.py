@@ -138,7 +138,7 @@ def test_git_bisect_run_finds_the_planted_commit(cloud_kernel: Path, tmp_path: P
     out = tmp_path / "append.txt"
     command = [
         _bootscope(), "bisect-run", "--build", f"cp cmdline.txt {out}", "--kernel", str(cloud_kernel),
-        "--baseline", f"{run}:good", "--threshold", "2%", "-n", "4", "--max-n", "4", "--db", str(db),
+        "--reference", f"{run}:good", "--threshold", "2%", "-n", "4", "--max-n", "4", "--db", str(db),
         "--append-file", str(out),
     ]  # fmt: skip
     _git(repo, "bisect", "start", bad, good)
@@ -147,7 +147,7 @@ def test_git_bisect_run_finds_the_planted_commit(cloud_kernel: Path, tmp_path: P
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"{planted} is the first bad commit" in done.stdout, done.stdout + done.stderr
-    # Each tested commit left its boots in the store, next to the baseline.
+    # Each tested commit left its boots in the store, next to the reference.
     with Store.open(db) as store:
         assert len(store.list_experiments()) >= 3
 
@@ -168,12 +168,18 @@ def _here(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
 
 def test_bisect_run_exit_codes_without_booting(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     common = ["--kernel", str(tmp_path / "none"), "--db", str(tmp_path / "empty.db")]
-    code, err = _here(capsys, "--build", "exit 3", "--baseline", "1:good", *common)
+    code, err = _here(capsys, "--build", "exit 3", "--reference", "1:good", *common)
     assert code == 125 and "build failed" in err
-    # A baseline that does not exist would fail every commit alike: abort the bisect (>= 128).
+    # A reference that does not exist would fail every commit alike: abort the bisect (>= 128).
+    code, err = _here(capsys, "--build", "true", "--reference", "7:good", *common)
+    assert code == 128 and "no experiment 7" in err
+    code, err = _here(capsys, "--reference", "1:good", "--threshold", "lots", *common)
+    assert code == 128 and "--threshold" in err
+    code, err = _here(capsys, "--reference", "nocolon", *common)
+    assert code == 128 and "RUN:VARIANT" in err
+    # The old spelling still works for one release, with a note.
     code, err = _here(capsys, "--build", "true", "--baseline", "7:good", *common)
     assert code == 128 and "no experiment 7" in err
-    code, err = _here(capsys, "--baseline", "1:good", "--threshold", "lots", *common)
-    assert code == 128 and "--threshold" in err
-    code, err = _here(capsys, "--baseline", "nocolon", *common)
-    assert code == 128 and "RUN:VARIANT" in err
+    assert "note: --baseline 7:good is now --reference 7:good" in err
+    code, err = _here(capsys, "--baseline", "1:good", "--reference", "2:good", *common)
+    assert code == 128 and "disagree" in err

@@ -9,10 +9,12 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
+from bootscope import defaults
 from bootscope.errors import InputError, StatsError
 from bootscope.lab.plan import Plan, VariantSpec
 from bootscope.lab.sweep import (
     analyse_sweep,
+    build_sweep,
     cell_variant,
     expand_grid,
     parse_param,
@@ -20,6 +22,7 @@ from bootscope.lab.sweep import (
     sweep_json,
     sweep_plan,
 )
+from bootscope.metrics import KERNEL_INIT_S, USERSPACE_S
 
 
 def test_parse_param_and_errors() -> None:
@@ -77,6 +80,33 @@ def test_read_grid_file(tmp_path: Path) -> None:
     plan.write_text("kernel = 1\n")
     with pytest.raises(InputError):
         read_grid_file(plan)
+
+
+def test_build_sweep_takes_the_run_settings_and_the_command_line_wins(tmp_path: Path) -> None:
+    plan_file = tmp_path / "sweep.toml"
+    plan_file.write_text(
+        'kernel = "/k/a"\nmem = 1024\nseed = 4\njobs = 2\nquiet-host = true\nuntil = "precise"\n'
+        'precision = 0.02\nmax_n = 40\ntimeout = 30\n'
+        f'metric = "{USERSPACE_S}"\n[grid]\nsmp = [1, 2]\n'
+    )
+    setup = build_sweep(
+        kernel=None, param_texts=["append=,quiet"], plan_file=plan_file, settings={"seed": 9, "jobs": None}
+    )
+    plan = setup.plan
+    assert [p.name for p in setup.params] == ["smp", "append"] and len(setup.cells) == 4
+    assert [v.name for v in plan.variants] == [c.name for c in setup.cells]
+    assert {v.mem_mb for v in plan.variants} == {1024} and {v.kernel for v in plan.variants} == {"/k/a"}
+    assert (plan.seed, plan.jobs, plan.quiet_host, plan.until) == (9, 2, True, "precise")
+    assert (plan.precision, plan.max_n, plan.timeout_s) == (0.02, 40, 30.0)
+    assert plan.samples_per_variant == defaults.SAMPLES_PER_CELL and setup.metric == USERSPACE_S
+    told = build_sweep(
+        kernel="/k/b", param_texts=["smp=1,2"], plan_file=None, settings={"samples_per_variant": 3},
+        metric=KERNEL_INIT_S,
+    )  # fmt: skip
+    assert told.plan.samples_per_variant == 3 and told.metric == KERNEL_INIT_S
+    assert {v.kernel for v in told.plan.variants} == {"/k/b"}
+    with pytest.raises(InputError, match="name a KERNEL"):
+        build_sweep(kernel=None, param_texts=["smp=1,2"], plan_file=None, settings={})
 
 
 def test_analyse_sweep_against_scipy_and_holm_by_hand() -> None:
