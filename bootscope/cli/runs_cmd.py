@@ -93,7 +93,6 @@ def export(
     if output is None:
         sys.stdout.write(text)
         return
-    try:
-        output.write_text(text, encoding="utf-8")
-    except OSError as error:
-        raise InputError(f"cannot write {output}: {error.strerror}") from error
+    from bootscope.report.atomic import write_text_atomically
+
+    write_text_atomically(output, text)
