@@ -24,6 +24,7 @@ def runs(
 ) -> None:
     """List the experiments stored in a database."""
     from bootscope.store import Store  # sqlalchemy: only when run
+    from bootscope.store.owner import shown_status
 
     if "://" not in db and not Path(db).exists():
         raise InputError(f"no database {db} (bootscope run creates it; or pass --db)")
@@ -34,7 +35,7 @@ def runs(
             {
                 "id": e.experiment.id,
                 "created": e.experiment.created,
-                "status": e.experiment.status,
+                "status": shown_status(e.experiment),
                 "accel": e.experiment.accel,
                 "seed": e.experiment.seed,
                 "variants": [v.name for v in e.experiment.variants],
@@ -57,7 +58,7 @@ def runs(
         table.add_row(
             str(e.experiment.id),
             e.experiment.created.replace("T", " ").removesuffix("+00:00"),
-            e.experiment.status,
+            escape(shown_status(e.experiment)),
             escape(e.experiment.accel),
             escape(", ".join(v.name for v in e.experiment.variants)),
             str(e.ok),
