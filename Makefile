@@ -19,13 +19,14 @@ test: lint
 	$(VENV)/pytest -q -ra
 
 # The fast tests in a fresh virtualenv with every dependency at its pyproject.toml floor (downloads
-# from PyPI): the floors are versions the code was run with.
+# from PyPI): the floors are versions the code was run with. Only the test tools of the dev extra: the
+# linters and scipy-stubs follow the newest scipy and are not what a user installs.
 FLOORS := .venv-floors
 test-floors:
 	rm -rf $(FLOORS) && python3 -m venv $(FLOORS)
 	python3 scripts/floors.py > $(FLOORS)/constraints.txt
 	$(FLOORS)/bin/pip install -q --upgrade pip
-	$(FLOORS)/bin/pip install -q -c $(FLOORS)/constraints.txt -e '.[dev]'
+	$(FLOORS)/bin/pip install -q -c $(FLOORS)/constraints.txt -e . pytest pytest-timeout hypothesis
 	$(FLOORS)/bin/pytest -q -ra -m "not boot and not browser and not postgres" -p no:cacheprovider
 
 bench: setup

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from images import assert_png_drawn
 
 from bootscope.cli import main
 from bootscope.experiment.plan import Plan, VariantSpec
@@ -86,7 +87,7 @@ def test_history_from_a_stored_run_json_and_plot(tmp_path: Path, capsys: pytest.
     assert data["change_points"][0]["between"] == ["v2", "v3"]
     assert data["change_points"][0]["shift"]["estimate"] == pytest.approx(0.5, abs=0.03)
     assert "Pettitt" in data["method"]
-    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert_png_drawn(png)
     table = _here(capsys, "history", "--from-run", str(run), "--db", str(db))
     assert table.returncode == 0 and "change between v2 and v3" in table.stdout
 
