@@ -2,7 +2,7 @@
 VENV := .venv/bin
 OUT := out
 
-.PHONY: setup demo test lint bench clean
+.PHONY: setup demo test test-floors lint bench clean
 
 setup:
 	./scripts/setup.sh
@@ -18,8 +18,19 @@ lint: setup
 test: lint
 	$(VENV)/pytest -q -ra
 
+# The fast tests in a fresh virtualenv with every dependency at its pyproject.toml floor (downloads
+# from PyPI): the floors are versions the code was run with. Only the test tools of the dev extra: the
+# linters and scipy-stubs follow the newest scipy and are not what a user installs.
+FLOORS := .venv-floors
+test-floors:
+	rm -rf $(FLOORS) && python3 -m venv $(FLOORS)
+	python3 scripts/floors.py > $(FLOORS)/constraints.txt
+	$(FLOORS)/bin/pip install -q --upgrade pip
+	$(FLOORS)/bin/pip install -q -c $(FLOORS)/constraints.txt -e . pytest pytest-timeout hypothesis
+	$(FLOORS)/bin/pytest -q -ra -m "not boot and not browser and not postgres" -p no:cacheprovider
+
 bench: setup
 	$(VENV)/python -m bench.run
 
 clean:
-	rm -rf $(OUT) .venv .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(OUT) .venv .venv-floors .mypy_cache .ruff_cache .pytest_cache

@@ -1,12 +1,34 @@
-"""Shared fixtures: paths to test data and a real Debian kernel to boot."""
+"""Shared fixtures and run-wide settings.
+
+- The skip guard (skip_guard.py): the run fails when a test that needs a real part skipped, unless
+  BOOTSCOPE_ALLOW_SKIPS=1.
+- Hypothesis profiles: ``ci`` (derandomized, the default, and always under ``CI``) so that a failure
+  reproduces; ``dev`` (more examples, random) with ``HYPOTHESIS_PROFILE=dev``.
+- The test kernel, pinned by exact Debian package version in kernel_pin.py (BOOTSCOPE_OFFLINE=1: from
+  the cache only, no apt).
+"""
 
 from __future__ import annotations
 
+import os
+import warnings
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+from kernel_pin import KernelPinError, pinned_cloud_kernel
+from skip_guard import register as register_skip_guard
 
 DATA = Path(__file__).parent / "data"
+pytest_plugins = ["pytester"]  # for test_skip_guard.py
+
+settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+settings.register_profile("dev", max_examples=1000, deadline=None, print_blob=True)
+settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    register_skip_guard(config)
 
 
 @pytest.fixture(scope="session")
@@ -15,8 +37,16 @@ def data_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
-def cloud_kernel() -> Path:
-    """A real Debian cloud kernel (bzImage), fetched once into the user's cache by bootscope itself."""
-    from bootscope.sources.kernels import resolve_kernel
-
-    return resolve_kernel("debian:cloud").image
+def cloud_kernel(request: pytest.FixtureRequest) -> Path:
+    """The pinned Debian cloud kernel (bzImage, kernel_pin.py), fetched once into the user's cache by
+    bootscope itself; a fallback to another version is shown in the run's output and as a warning."""
+    try:
+        image, messages = pinned_cloud_kernel()
+    except KernelPinError as error:
+        pytest.fail(str(error))
+    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+    for message in messages:
+        if reporter is not None:
+            reporter.write_line(message, yellow=True, bold=True)
+        warnings.warn(message, UserWarning, stacklevel=1)
+    return image

@@ -14,6 +14,7 @@ from bootscope.cli.options import InputFormatOpt, resolve_formats
 from bootscope.defaults import ALPHA, DEFAULT_DB
 from bootscope.errors import InputError
 from bootscope.metrics import DEFAULT_METRIC, DEFINITIONS
+from bootscope.report.atomic import write_text_atomically
 from bootscope.report.html import render_boot_report, render_run_report
 from bootscope.report.trace import render_trace
 from bootscope.report.views import BootView
@@ -39,10 +40,7 @@ class PlotKind(StrEnum):
 
 
 def _write(path: Path, text: str) -> None:
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as error:
-        raise InputError(f"cannot write {path}: {error.strerror or error}") from error
+    write_text_atomically(path, text)
 
 
 def _one_source(logs: list[Path] | None, run: str | None) -> list[Path]:

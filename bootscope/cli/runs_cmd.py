@@ -26,6 +26,7 @@ def runs(
 ) -> None:
     """List the experiments stored in a database."""
     from bootscope.store import Store  # sqlalchemy: only when run
+    from bootscope.store.owner import shown_status
 
     as_json = options.output_format(fmt, as_json) == "json"
     if "://" not in db and not Path(db).exists():
@@ -37,7 +38,7 @@ def runs(
             {
                 "id": e.experiment.id,
                 "created": e.experiment.created,
-                "status": e.experiment.status,
+                "status": shown_status(e.experiment),
                 "accel": e.experiment.accel,
                 "seed": e.experiment.seed,
                 "variants": [v.name for v in e.experiment.variants],
@@ -60,7 +61,7 @@ def runs(
         table.add_row(
             str(e.experiment.id),
             e.experiment.created.replace("T", " ").removesuffix("+00:00"),
-            e.experiment.status,
+            escape(shown_status(e.experiment)),
             escape(e.experiment.accel),
             escape(", ".join(v.name for v in e.experiment.variants)),
             str(e.ok),
@@ -95,7 +96,6 @@ def export(
     if output is None:
         sys.stdout.write(text)
         return
-    try:
-        output.write_text(text, encoding="utf-8")
-    except OSError as error:
-        raise InputError(f"cannot write {output}: {error.strerror}") from error
+    from bootscope.report.atomic import write_text_atomically
+
+    write_text_atomically(output, text)

@@ -16,6 +16,7 @@ matplotlib.use("Agg")  # no display on a build machine; must precede pyplot
 import matplotlib.pyplot as plt
 
 from bootscope.errors import InputError
+from bootscope.report.atomic import write_atomically
 from bootscope.report.views import (
     BootView,
     drawable_initcalls,
@@ -48,9 +49,7 @@ def _save(fig: Any, path: Path) -> None:
         plt.close(fig)
         raise InputError(f"cannot write {path.name}: choose a .png or .svg file name")
     try:
-        fig.savefig(path, dpi=DPI)
-    except OSError as error:
-        raise InputError(f"cannot write {path}: {error.strerror or error}") from error
+        write_atomically(path, lambda temporary: fig.savefig(temporary, dpi=DPI))
     finally:
         plt.close(fig)
 

@@ -155,6 +155,7 @@ class TextSource:
             if end >= 0:
                 rest = chunk[end + 1 :]
                 if rest:
+                    self.bytes_read -= len(rest)  # _blocks counts them again as it reads them
                     yield from self._blocks(_Prefixed(rest, raw), chunk_bytes)
                 return
 

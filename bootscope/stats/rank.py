@@ -18,6 +18,13 @@ from scipy import stats as sps
 from bootscope.errors import StatsError
 from bootscope.model import TestResult
 from bootscope.stats._checks import FloatArray, as_samples
+from bootscope.stats.exact_ties import (
+    EXACT_TIES_MAX_TOTAL,
+    observed_u2,
+    tie_groups,
+    tied_interval_ranks,
+    tied_p_value,
+)
 
 # Exact null distributions are cheap up to here (a polynomial of degree n*m); beyond it the normal
 # approximation is accurate to well under a percentage point.
@@ -81,13 +88,23 @@ def use_exact(a: FloatArray, b: FloatArray) -> bool:
     return max(a.size, b.size) <= EXACT_MAX_N and not _has_ties(a, b)
 
 
+def use_exact_tied(a: FloatArray, b: FloatArray) -> bool:
+    """Return True when the exact distribution conditional on the ties applies: there are ties and
+    both sides together have at most EXACT_TIES_MAX_TOTAL values."""
+    return a.size + b.size <= EXACT_TIES_MAX_TOTAL and _has_ties(a, b)
+
+
+EXACT_TIED = "exact given the ties"
+
+
 def mann_whitney(
     a: Sequence[float] | FloatArray, b: Sequence[float] | FloatArray, alternative: str = "two-sided"
 ) -> TestResult:
     """Return the Mann-Whitney U test of b against a (statistic: U of b; p-value dimensionless).
 
-    Exact when there are no ties and both sides have at most 50 values, otherwise the normal
-    approximation with tie correction and continuity correction (scipy.stats.mannwhitneyu).
+    Exact when there are no ties and both sides have at most 50 values; with ties and at most 50
+    values in all, exact conditional on the ties (``exact_ties``); otherwise the normal approximation
+    with tie correction and continuity correction (scipy.stats.mannwhitneyu).
     Raises StatsError on an empty side, NaN, or an unknown alternative.
     """
     checked = as_alternative(alternative)
@@ -97,6 +114,10 @@ def mann_whitney(
     pooled = np.concatenate([x, y])
     if np.all(pooled == pooled[0]):
         return TestResult("mann_whitney", None, alternative, method, None, "all values identical")
+    if use_exact_tied(x, y):
+        u2 = observed_u2(x, y)
+        p = tied_p_value(tie_groups(pooled), y.size, u2, checked)
+        return TestResult("mann_whitney", p, alternative, EXACT_TIED, u2 / 2.0)
     result = sps.mannwhitneyu(y, x, alternative=checked, method=method)
     return TestResult("mann_whitney", float(result.pvalue), alternative, method, float(result.statistic))
 
@@ -120,9 +141,11 @@ def hodges_lehmann(
     """Return the Hodges-Lehmann shift b - a (median of pairwise differences) and its interval.
 
     The (1 - alpha) interval is [D_(k), D_(nm-k+1)] over the sorted differences D, k from the exact
-    Mann-Whitney null distribution when ``use_exact`` holds, else from the tie-corrected normal
-    approximation, floor(nm/2 - z * sd). ``ci`` is None when the samples are too small to reach that
-    confidence. Unit: that of the values. Raises StatsError on an empty side or NaN.
+    Mann-Whitney null distribution when ``use_exact`` holds, from the one conditional on the ties
+    when ``use_exact_tied`` holds (then the two ends may use different k: that distribution need not
+    be symmetric), else from the tie-corrected normal approximation, floor(nm/2 - z * sd). ``ci`` is
+    None when the samples are too small to reach that confidence. Unit: that of the values. Raises
+    StatsError on an empty side or NaN.
     """
     x = as_samples(a, "a")
     y = as_samples(b, "b")
@@ -137,6 +160,13 @@ def hodges_lehmann(
             return ShiftEstimate(estimate, None, "exact (too few samples for this alpha)", None)
         coverage = 1.0 - 2.0 * cdf[k - 1]
         method = "exact"
+    elif use_exact_tied(x, y):
+        pooled = np.concatenate([x, y])
+        k_low, k_high, tied_coverage = tied_interval_ranks(tie_groups(pooled), y.size, x.size, alpha)
+        if tied_coverage is None:
+            return ShiftEstimate(estimate, None, EXACT_TIED + " (too few samples for this alpha)", None)
+        ci = (float(diffs[k_low - 1]), float(diffs[total - k_high]))
+        return ShiftEstimate(estimate, ci, EXACT_TIED, tied_coverage)
     else:
         variance = _tie_corrected_u_variance(x, y)
         if variance <= 0:

@@ -23,6 +23,7 @@ from bootscope.model import LogLine
 from bootscope.store import schema
 from bootscope.store.engine import describe_error, engine_for
 from bootscope.store.logcodec import decode_log, encode_log
+from bootscope.store.owner import current_owner, owner_columns, owner_from_row
 from bootscope.store.records import (
     STATUS_RUNNING,
     BootRecord,
@@ -91,6 +92,9 @@ class Store:
                 version = conn.execute(
                     sa.select(schema.meta.c.value).where(schema.meta.c.key == "schema")
                 ).scalar()
+            if version in schema.MIGRATIONS:
+                self._migrate(str(version))
+                return
             if version != schema.SCHEMA_VERSION:
                 raise StoreError(
                     f"{self.name} has bootscope schema {version}, this bootscope reads "
@@ -109,6 +113,14 @@ class Store:
             if schema.meta.name not in set(sa.inspect(self._engine).get_table_names()):
                 raise
             self._ensure_schema()
+
+    def _migrate(self, version: str) -> None:
+        with self._write(f"upgrading schema {version} of") as conn:
+            while version in schema.MIGRATIONS:
+                for statement in schema.MIGRATIONS[version]:
+                    conn.execute(sa.text(statement))
+                version = str(int(version) + 1)
+            conn.execute(sa.update(schema.meta).where(schema.meta.c.key == "schema").values(value=version))
 
     # ---- writing -------------------------------------------------------------------------------
 
@@ -139,6 +151,7 @@ class Store:
                     accel_reason=accel_reason,
                     host=dict(host),
                     status=STATUS_RUNNING,
+                    **owner_columns(),
                 )
                 .returning(schema.experiments.c.id)
             ).scalar_one()
@@ -160,13 +173,18 @@ class Store:
             host=dict(host),
             status=STATUS_RUNNING,
             variants=tuple(stored),
+            owner=current_owner(),
         )
 
     def set_status(self, exp_id: int, status: str) -> None:
-        """Set an experiment's status (running, complete, interrupted); raises StoreError."""
+        """Set an experiment's status (running, complete, interrupted); setting it running (a resume)
+        makes this process its owner. Raises StoreError."""
+        values: dict[str, Any] = {"status": status}
+        if status == STATUS_RUNNING:
+            values.update(owner_columns())
         with self._write("updating") as conn:
             conn.execute(
-                sa.update(schema.experiments).where(schema.experiments.c.id == exp_id).values(status=status)
+                sa.update(schema.experiments).where(schema.experiments.c.id == exp_id).values(**values)
             )
 
     def supersede(self, exp_id: int, boot_ids: Sequence[int]) -> None:
@@ -250,6 +268,7 @@ class Store:
             host=row.host,
             status=row.status,
             variants=tuple(VariantRecord(name=v.name, config=v.config, id=v.id) for v in variant_rows),
+            owner=owner_from_row(row),
         )
 
     def experiment(self, exp_id: int | str) -> ExperimentRecord:

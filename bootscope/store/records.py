@@ -27,6 +27,16 @@ class VariantRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class Owner:
+    """The process that created or resumed an experiment: pid, host name, and its start time
+    (``BOOT_ID:START_TICKS``, None where /proc is absent) so that a reused pid is not mistaken for it."""
+
+    pid: int
+    host: str
+    started: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class ExperimentRecord:
     """One experiment: the plan it ran, the seed of its order, the accelerator and the host."""
 
@@ -39,6 +49,7 @@ class ExperimentRecord:
     host: Mapping[str, Any]
     status: str
     variants: tuple[VariantRecord, ...] = ()
+    owner: Owner | None = None  # None for experiments stored before owners were recorded
 
 
 @dataclass(frozen=True, slots=True)

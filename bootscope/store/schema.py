@@ -8,7 +8,17 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
+# Schema 2 added the owner process of an experiment (so that a SIGKILLed run does not stay "running").
+# A schema 1 database is upgraded in place when opened: the new columns are nullable, old rows keep
+# no owner. Each step takes the database from the version in its key to the next.
+MIGRATIONS: dict[str, tuple[str, ...]] = {
+    "1": (
+        "ALTER TABLE experiments ADD COLUMN owner_pid INTEGER",
+        "ALTER TABLE experiments ADD COLUMN owner_host VARCHAR(255)",
+        "ALTER TABLE experiments ADD COLUMN owner_started VARCHAR(64)",
+    ),
+}
 
 metadata = sa.MetaData()
 
@@ -30,6 +40,9 @@ experiments = sa.Table(
     sa.Column("accel_reason", sa.Text, nullable=False),
     sa.Column("host", sa.JSON, nullable=False),
     sa.Column("status", sa.String(16), nullable=False),
+    sa.Column("owner_pid", sa.Integer),
+    sa.Column("owner_host", sa.String(255)),
+    sa.Column("owner_started", sa.String(64)),
 )
 
 variants = sa.Table(

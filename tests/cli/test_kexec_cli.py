@@ -1,5 +1,5 @@
 """`bootscope kexec`: real chains under QEMU, checked against the stored logs (variant parsing and
-storage without a boot: tests/experiment/test_kexec_runner.py)."""
+storage without a boot: tests/lab/test_kexec_runner.py)."""
 
 from __future__ import annotations
 

@@ -17,6 +17,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from kernel_pin import PINNED_PACKAGE
 
 from bootscope.lab.schedule import build_schedule
 from bootscope.store import BootRecord, Store, VariantRecord
@@ -256,8 +257,8 @@ def test_file_reaches_the_guest_and_the_stored_config(tmp_path: Path) -> None:
     host.write_text(f"file-says {token}\n")
     db = tmp_path / "file.db"
     result = _bootscope(
-        "run", "debian:cloud", "-n", "1", "--warmup", "0", "--accel", "tcg", "--file", f"{host}:/etc/x",
-        "--command", "cat /etc/x", "--db", str(db), "--format", "json",
+        "run", f"debian:{PINNED_PACKAGE}", "-n", "1", "--warmup", "0", "--accel", "tcg",
+        "--file", f"{host}:/etc/x", "--command", "cat /etc/x", "--db", str(db), "--format", "json",
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     boot, texts, variant = _the_only_boot(db)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from images import assert_png_drawn
 
 from bootscope.cli import main
 from bootscope.lab.plan import Plan, VariantSpec
@@ -91,7 +92,7 @@ def test_history_from_a_stored_run_json_and_plot(tmp_path: Path, capsys: pytest.
     assert data["change_points"][0]["between"] == ["v2", "v3"]
     assert data["change_points"][0]["shift"]["estimate"] == pytest.approx(0.5, abs=0.03)
     assert "Pettitt" in data["method"]
-    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert_png_drawn(png)
     table = _here(capsys, "history", "--from-run", str(run), "--db", str(db))
     assert table.returncode == 0 and "change between v2 and v3" in table.stdout
 
@@ -115,4 +116,14 @@ def test_sweep_boots_a_real_grid(cloud_kernel: Path, tmp_path: Path) -> None:
         assert set(cell["shift"]) >= {"estimate", "ci"}
         assert cell["n"] == 2
     assert 0.3 < data["cells"][1]["shift"]["estimate"] < 1.0
-    assert data["main_effects"]["dominant"] == "append"
+    # Only append varies, so "dominant" alone would be a tautology: check the main effects against the
+    # cells instead. append's levels are the two cells (n = 2 each, the cells' medians), its spread is
+    # their difference; icount has one level over all 4 boots and no spread.
+    effects = {p["name"]: p for p in data["main_effects"]["parameters"]}
+    medians = {c["params"]["append"]: c["median"] for c in data["cells"]}
+    append_levels = {lv["level"]: (lv["n"], lv["median"]) for lv in effects["append"]["levels"]}
+    assert append_levels == {"": (2, medians[""]), "init_on_free=1": (2, medians["init_on_free=1"])}
+    assert effects["append"]["spread"] == pytest.approx(abs(medians["init_on_free=1"] - medians[""]))
+    assert [(lv["n"], lv["level"]) for lv in effects["icount"]["levels"]] == [(4, "3")]
+    assert effects["icount"]["spread"] == 0.0
+    assert [p["name"] for p in data["main_effects"]["parameters"]] == ["append", "icount"]

@@ -71,3 +71,29 @@ def test_blocks_equal_a_whole_decode(pieces: list[bytes], limit: int, chunk: int
         assert source.cut_lines == cut
         assert source.undecodable_bytes == undecodable
         assert source.line_count == len(lines)
+        return
+    # A long line cut across several reads: the line structure is kept (no line lost, none split,
+    # none merged), each line is its whole-decode self or a cut start of it of at most ``limit``
+    # characters (a multi-byte character cut in half becomes one U+FFFD at the end; a cut in bytes
+    # keeps a "\r" that a whole decode drops as the log's last line end), and every cut is counted.
+    full_lines, _, _ = _reference(data, len(data) + 1)
+    assert source.line_count == len(full_lines) == len(got)
+    cut_here = 0
+    for line, full in zip(got, full_lines, strict=True):
+        if line == full:
+            continue
+        cut_here += 1
+        assert len(line) <= limit
+        assert full.startswith(line.removesuffix("\ufffd").rstrip("\r")), (line, full)
+    assert source.cut_lines >= cut_here
+
+
+def test_a_long_line_cut_across_reads_keeps_the_lines_around_it(tmp_path: Path) -> None:
+    # 100 bytes of one line read 7 bytes at a time with a 10-byte limit: cut once, in bytes (the
+    # 5th "é" is split, hence U+FFFD), the rest skipped, and the next line read whole.
+    path = tmp_path / "log"
+    path.write_bytes(b"first\n" + "é".encode() * 50 + b"\nlast line\n")
+    source = read_text_lines(str(path), max_line_bytes=9)
+    got = "\n".join(source.blocks(7)).split("\n")
+    assert got == ["first", "éééé\ufffd", "last line"]
+    assert (source.cut_lines, source.line_count, source.bytes_read) == (1, 3, 117)

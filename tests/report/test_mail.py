@@ -28,7 +28,7 @@ def test_mail_fits_72_columns_and_says_everything() -> None:
     assert "median 8.7 s" in text and "median 8.2 s" in text
     assert "Shift (b - a): -0.4 s (-4.6%), 95% CI [-0.8, 0] s" in text
     assert "Mann-Whitney U" in text
-    assert "no significant difference" in text
+    assert "faster" in text and "0.0332" in text  # exact given the ties
     assert "boots per side" in text
     joined = " ".join(line.strip() for line in lines)
     assert DEFINITION in joined

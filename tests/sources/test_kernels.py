@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 import typer
+from kernel_pin import PINNED_PACKAGE, offline
 from typer.testing import CliRunner
 
 import bootscope.sources.kernels as kernels
@@ -45,9 +46,11 @@ def test_cached_debian_kernel_needs_no_apt(cloud_kernel: Path, monkeypatch: pyte
     def no_apt(*args: object, **kwargs: object) -> str:
         raise AssertionError(f"apt was called for a cached kernel: {args}")
 
+    warm = kernels.resolve_kernel("debian:cloud")  # the first resolve may ask apt (not offline)
     monkeypatch.setattr(kernels, "_run", no_apt)
     cloud = kernels.resolve_kernel("debian:cloud")
-    assert cloud.image == cloud_kernel and cloud.spec == "debian:cloud"
+    assert cloud.image == warm.image and cloud.spec == "debian:cloud"
+    assert kernels.resolve_kernel(f"debian:{PINNED_PACKAGE}").image == cloud_kernel
     assert cloud.package is not None and cloud.release is not None
     assert cloud.package == f"linux-image-{cloud.release}"
     exact = kernels.resolve_kernel(f"debian:{cloud.package}")
@@ -68,6 +71,7 @@ def test_depends_parsing() -> None:
 
 
 @pytest.mark.skipif(shutil.which("apt-get") is None, reason="needs apt")
+@pytest.mark.skipif(offline(), reason="BOOTSCOPE_OFFLINE=1: downloads with apt")
 def test_parallel_fetches_share_one_download(
     cloud_kernel: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

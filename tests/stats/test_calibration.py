@@ -67,6 +67,49 @@ def test_a_a_false_positive_rate_is_alpha(draw: Draw, n: int) -> None:
     assert 0.035 <= rate <= 0.065, rate
 
 
+def seed_000_like(rng: np.random.Generator, shape: tuple[int, int]) -> Rows:
+    # Seed 000's userspace times: about 8.5 s, read off a timer at 0.1 s resolution (many ties).
+    return np.round(rng.normal(8.5, 0.35, shape), 1)
+
+
+def icount_like(rng: np.random.Generator, shape: tuple[int, int]) -> Rows:
+    # --icount boots: near-identical times, a handful of distinct values 1 ms apart.
+    return np.round(1.2345 + rng.normal(0.0, 0.0008, shape), 3)
+
+
+@pytest.mark.parametrize("draw", [seed_000_like, icount_like])
+@pytest.mark.parametrize("n", [30, 50, 100])
+def test_a_a_false_positive_rate_is_alpha_with_ties(draw: Draw, n: int) -> None:
+    # Beyond 50 values in all: the tie-corrected normal approximation, and intervals ending on a mass
+    # of zero differences (compare's verdict rule).
+    rng = np.random.default_rng(n)
+    rate = float(np.mean(verdict_rows(draw(rng, (RUNS, n)), draw(rng, (RUNS, n)), 0.05) != SAME))
+    assert 0.035 <= rate <= 0.065, rate
+
+
+def test_a_a_false_positive_rate_small_tied_samples_is_exact() -> None:
+    # 10 a side with ties: the exact distribution conditional on the ties. With seed 000's resolution
+    # the rate is alpha; with 4-6 distinct --icount values the discrete law cannot reach alpha exactly
+    # and an exact test stays below it, never above.
+    rng = np.random.default_rng(10)
+    rounded = verdict_rows(seed_000_like(rng, (RUNS, 10)), seed_000_like(rng, (RUNS, 10)), 0.05)
+    assert 0.035 <= float(np.mean(rounded != SAME)) <= 0.065
+    icount = verdict_rows(icount_like(rng, (RUNS, 10)), icount_like(rng, (RUNS, 10)), 0.05)
+    assert 0.02 <= float(np.mean(icount != SAME)) <= 0.055
+
+
+@pytest.mark.parametrize("draw", [seed_000_like, icount_like])
+def test_a_shift_of_a_few_resolution_steps_is_found_with_ties(draw: Draw) -> None:
+    # The other half of the promise: the rule that keeps alpha must not be blind. A shift of about
+    # 0.6 standard deviations (two 0.1 s steps; one 1 ms --icount step) at 100 a side is found most of
+    # the time (power about 0.97), in the right direction.
+    rng = np.random.default_rng(5)
+    step = 0.2 if draw is seed_000_like else 0.001
+    verdicts = verdict_rows(draw(rng, (500, 100)), draw(rng, (500, 100)) - step, 0.05)
+    assert float(np.mean(verdicts == -1)) >= 0.8
+    assert not np.any(verdicts == 1)
+
+
 @pytest.mark.parametrize("draw", [lognormal, bimodal])
 def test_power_advice_is_kept(draw: Draw) -> None:
     rng = np.random.default_rng(42)

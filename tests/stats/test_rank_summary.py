@@ -53,10 +53,31 @@ def test_mann_whitney_matches_scipy_with_and_without_ties() -> None:
     assert result.method == "exact"
     assert result.p == pytest.approx(direct.pvalue)
     assert result.statistic == pytest.approx(direct.statistic)
-    tied = mann_whitney(SEED_A, SEED_B, "less")
-    direct_tied = sps.mannwhitneyu(SEED_B, SEED_A, alternative="less", method="asymptotic")
+    # Ties beyond the exact sizes: scipy's tie-corrected normal approximation.
+    big_a, big_b = np.round(rng.lognormal(0, 0.3, 30), 1), np.round(rng.lognormal(0.1, 0.3, 30), 1)
+    tied = mann_whitney(big_a, big_b, "less")
+    direct_tied = sps.mannwhitneyu(big_b, big_a, alternative="less", method="asymptotic")
     assert tied.method == "asymptotic"
     assert tied.p == pytest.approx(direct_tied.pvalue)
+
+
+def test_seed_000_with_ties_is_exact_conditional() -> None:
+    # Seed 000's numbers at 0.1 s resolution: the exact distribution given the ties (all C(20, 10)
+    # splits, by scipy's permutation_test) gives 0.0332; the normal approximation said 0.0357.
+    result = mann_whitney(SEED_A, SEED_B)
+    assert result.method == "exact given the ties"
+    assert result.p == pytest.approx(0.033157, abs=1e-6)
+    assert result.statistic == pytest.approx(22.0)
+
+    def u_of_first(x: np.ndarray, y: np.ndarray, axis: int) -> np.ndarray:
+        return np.asarray(sps.mannwhitneyu(x, y, axis=axis).statistic)
+
+    for alternative in ("less", "greater"):
+        direct = sps.permutation_test(
+            (SEED_B, SEED_A), u_of_first, permutation_type="independent", n_resamples=np.inf,
+            alternative=alternative, vectorized=True,
+        )  # fmt: skip
+        assert mann_whitney(SEED_A, SEED_B, alternative).p == pytest.approx(direct.pvalue, rel=1e-9)
 
 
 def test_mann_whitney_n1_and_identical_values() -> None:
@@ -92,15 +113,17 @@ def test_hodges_lehmann_exact_interval_matches_scipy_inversion() -> None:
     assert shift.coverage is not None and 0.95 <= shift.coverage < 0.97
 
 
-def test_hodges_lehmann_seed_000_with_ties_uses_normal_approximation() -> None:
+def test_hodges_lehmann_seed_000_with_ties_uses_the_conditional_distribution() -> None:
     shift = hodges_lehmann(SEED_A, SEED_B, 0.05)
-    assert shift.method == "normal approximation"
+    assert shift.method == "exact given the ties"
     assert not use_exact(np.array(SEED_A), np.array(SEED_B))
     diffs = np.sort(np.subtract.outer(SEED_B, SEED_A).ravel())
     assert shift.estimate == pytest.approx(np.median(diffs))
-    # By hand: tie-corrected sd of U = 13.09, 50 - 1.96 * 13.09 = 24.3 -> k = 24: D_(24), D_(77).
-    assert shift.ci == pytest.approx((diffs[23], diffs[76]))
+    # Given the ties, P(U <= 24) <= 0.025 < P(U <= 25) on both sides -> k = 25: D_(25), D_(76).
+    # (The tie-corrected normal approximation gave k = 24: 50 - 1.96 * 13.09 = 24.3.)
+    assert shift.ci == pytest.approx((diffs[24], diffs[75]))
     assert shift.ci == pytest.approx((-0.8, 0.0))
+    assert shift.coverage is not None and 0.95 <= shift.coverage < 0.96
 
 
 def test_median_ci_ranks_by_hand() -> None:

@@ -1,0 +1,101 @@
+"""The one place that says which Debian kernel the tests boot, by exact package name and version.
+
+Expected ranges in the boot tests (kernel_init_s under -icount, the init_on_free=1 step, the CPU
+bring-up counts) were measured on this kernel. ``debian:cloud`` follows the index, and a warm cache
+would silently keep whatever it resolved first; the pin makes the kernel a decision.
+
+- The pinned package is used when the cache or the package index has the pinned version.
+- When the index no longer offers that version, the newest ``debian:cloud`` is used and the run says so.
+- ``BOOTSCOPE_OFFLINE=1``: no apt at all; the pinned kernel must be in the cache (``bootscope kernels``
+  shows it; a run with network fills it), else the newest cached cloud kernel is used and the run says so.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+PINNED_PACKAGE = "linux-image-6.1.0-56-cloud-amd64"
+PINNED_VERSION = "6.1.192-2"
+OFFLINE_VARIABLE = "BOOTSCOPE_OFFLINE"
+
+
+class KernelPinError(Exception):
+    """No usable test kernel: offline with an empty cache, or apt failed."""
+
+
+def offline() -> bool:
+    """True when the suite must not reach the network (``BOOTSCOPE_OFFLINE=1``)."""
+    return os.environ.get(OFFLINE_VARIABLE) == "1"
+
+
+def _version_cmp(left: str, right: str) -> int:
+    if shutil.which("dpkg") is None:
+        return (left > right) - (left < right)
+    greater = subprocess.run(["dpkg", "--compare-versions", left, "gt", right], check=False).returncode == 0
+    less = subprocess.run(["dpkg", "--compare-versions", left, "lt", right], check=False).returncode == 0
+    return int(greater) - int(less)
+
+
+def _index_has_pinned_version() -> bool:
+    if shutil.which("apt-cache") is None:
+        return False
+    done = subprocess.run(
+        ["apt-cache", "madison", PINNED_PACKAGE], capture_output=True, text=True, check=False, timeout=120
+    )
+    return any(
+        line.split("|")[1].strip() == PINNED_VERSION for line in done.stdout.splitlines() if "|" in line
+    )
+
+
+def _newest_cached_cloud() -> tuple[Path, str] | None:
+    from bootscope.sources.kernels import list_kernels
+
+    cloud = [
+        k for k in list_kernels(offered=False).cached if k.package.endswith("-cloud-amd64") and k.version
+    ]
+    if not cloud:
+        return None
+    newest = max(cloud, key=functools.cmp_to_key(lambda x, y: _version_cmp(x.version or "", y.version or "")))
+    return newest.image, f"{newest.package} {newest.version}"
+
+
+def pinned_cloud_kernel() -> tuple[Path, list[str]]:
+    """Return the bzImage the tests boot and the messages to show (empty when the pin was honoured).
+
+    Raises KernelPinError when offline with no cached cloud kernel; BootError from bootscope when a
+    download fails.
+    """
+    from bootscope.sources.kernels import fetch_package, kernels_dir, list_kernels, resolve_kernel
+
+    pinned = f"{PINNED_PACKAGE} {PINNED_VERSION}"
+    cached = [
+        k
+        for k in list_kernels(offered=False).cached
+        if k.package == PINNED_PACKAGE and k.version == PINNED_VERSION
+    ]
+    if cached:
+        return cached[0].image, []
+    if offline():
+        newest = _newest_cached_cloud()
+        if newest is None:
+            raise KernelPinError(
+                f"{OFFLINE_VARIABLE}=1 but no Debian cloud kernel is cached in {kernels_dir()}: "
+                f"run the suite once with network to fetch {pinned}"
+            )
+        return newest[0], [
+            f"test kernel: pinned {pinned} is not cached and {OFFLINE_VARIABLE}=1; using {newest[1]}"
+        ]
+    if _index_has_pinned_version():
+        got = fetch_package(PINNED_PACKAGE)
+        if got.version == PINNED_VERSION:
+            return got.image, []
+        return got.image, [f"test kernel: pinned {pinned}, but the cache holds version {got.version}"]
+    newest_image = resolve_kernel("debian:cloud", refresh=True)
+    return newest_image.image, [
+        f"test kernel: the package index no longer offers pinned {pinned}; using the newest debian:cloud, "
+        f"{newest_image.package} (update tests/kernel_pin.py after checking the expected ranges)"
+    ]
