@@ -31,6 +31,7 @@ from bootscope.store.records import (
     ExperimentSummary,
     VariantRecord,
 )
+from bootscope.store.upgrade import ensure_schema
 
 _INSERT_BOOT = sa.insert(schema.boots).returning(schema.boots.c.id)
 _INSERT_SAMPLE = sa.insert(schema.samples)
@@ -85,42 +86,7 @@ class Store:
             yield conn
 
     def _ensure_schema(self) -> None:
-        inspector = sa.inspect(self._engine)
-        tables = set(inspector.get_table_names())
-        if schema.meta.name in tables:
-            with self._engine.connect() as conn:
-                version = conn.execute(
-                    sa.select(schema.meta.c.value).where(schema.meta.c.key == "schema")
-                ).scalar()
-            if version in schema.MIGRATIONS:
-                self._migrate(str(version))
-                return
-            if version != schema.SCHEMA_VERSION:
-                raise StoreError(
-                    f"{self.name} has bootscope schema {version}, this bootscope reads "
-                    f"{schema.SCHEMA_VERSION}; use another --db"
-                )
-            return
-        if tables:
-            raise StoreError(f"{self.name} is not a bootscope database (other tables); use another --db")
-        try:
-            with self._write("creating the schema in") as conn:
-                schema.metadata.create_all(conn)
-                conn.execute(sa.insert(schema.meta).values(key="schema", value=schema.SCHEMA_VERSION))
-        except StoreError:
-            # Two processes opened the same new file at once (a run and `bootscope runs`): the other
-            # one created the schema (tables and version row in one transaction); check its version.
-            if schema.meta.name not in set(sa.inspect(self._engine).get_table_names()):
-                raise
-            self._ensure_schema()
-
-    def _migrate(self, version: str) -> None:
-        with self._write(f"upgrading schema {version} of") as conn:
-            while version in schema.MIGRATIONS:
-                for statement in schema.MIGRATIONS[version]:
-                    conn.execute(sa.text(statement))
-                version = str(int(version) + 1)
-            conn.execute(sa.update(schema.meta).where(schema.meta.c.key == "schema").values(value=version))
+        ensure_schema(self._engine, self.name, self._write)
 
     # ---- writing -------------------------------------------------------------------------------
 

@@ -1,0 +1,57 @@
+"""The store's schema on open: create it in an empty database, upgrade an older version in place,
+refuse a newer or foreign one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+
+from bootscope.errors import StoreError
+from bootscope.store import schema
+
+Writer = Callable[[str], AbstractContextManager[Connection]]
+
+
+def ensure_schema(engine: Engine, name: str, write: Writer) -> None:
+    """Make the database behind ``engine`` (shown to the user as ``name``) hold this bootscope's
+    schema, using ``write(action)`` for a transaction. Raises StoreError for another schema version
+    that cannot be upgraded, a database with other tables, or a failed write."""
+    tables = set(sa.inspect(engine).get_table_names())
+    if schema.meta.name in tables:
+        with engine.connect() as conn:
+            version = conn.execute(
+                sa.select(schema.meta.c.value).where(schema.meta.c.key == "schema")
+            ).scalar()
+        if version in schema.MIGRATIONS:
+            _migrate(str(version), write)
+            return
+        if version != schema.SCHEMA_VERSION:
+            raise StoreError(
+                f"{name} has bootscope schema {version}, this bootscope reads "
+                f"{schema.SCHEMA_VERSION}; use another --db"
+            )
+        return
+    if tables:
+        raise StoreError(f"{name} is not a bootscope database (other tables); use another --db")
+    try:
+        with write("creating the schema in") as conn:
+            schema.metadata.create_all(conn)
+            conn.execute(sa.insert(schema.meta).values(key="schema", value=schema.SCHEMA_VERSION))
+    except StoreError:
+        # Two processes opened the same new file at once (a run and `bootscope runs`): the other
+        # one created the schema (tables and version row in one transaction); check its version.
+        if schema.meta.name not in set(sa.inspect(engine).get_table_names()):
+            raise
+        ensure_schema(engine, name, write)
+
+
+def _migrate(version: str, write: Writer) -> None:
+    with write(f"upgrading schema {version} of") as conn:
+        while version in schema.MIGRATIONS:
+            for statement in schema.MIGRATIONS[version]:
+                conn.execute(sa.text(statement))
+            version = str(int(version) + 1)
+        conn.execute(sa.update(schema.meta).where(schema.meta.c.key == "schema").values(value=version))
