@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs everything bootscope needs on a fresh Debian machine: the Debian packages (QEMU, busybox,
-# kexec-tools, rt-tests, Chromium for the browser tests, PostgreSQL for the store tests) and a virtualenv
+# kexec-tools, rt-tests, debootstrap for system images, Chromium for the browser tests, PostgreSQL for
+# the store tests) and a virtualenv
 # in .venv with the package and its development tools. Safe to run again: it skips what is there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(python3 python3-venv python3-pip qemu-system-x86 busybox-static kexec-tools rt-tests cpio
+APT_PACKAGES=(python3 python3-venv python3-pip qemu-system-x86 busybox-static kexec-tools rt-tests cpio debootstrap
   zstd xz-utils chromium fonts-dejavu-core postgresql e2fsprogs)
 need_apt=()
 for pkg in "${APT_PACKAGES[@]}"; do
