@@ -130,8 +130,11 @@ UNITS: dict[str, str] = {metric.name: metric.unit for metric in _TABLE}
 # shows and compares. host_wall_s is summarised but not compared: it also holds firmware and QEMU
 # start-up, which no kernel change moves.
 BOOT_METRICS = (KERNEL_INIT_S, USERSPACE_S, HOST_WALL_S, HOST_KERNEL_START_S)
-# What a full userspace boot (an image variant) stores besides BOOT_METRICS.
+# What a full userspace boot (an image variant) stores besides BOOT_METRICS, and what a run of image
+# variants summarises and compares (login_prompt_s, like host_wall_s, also holds firmware and QEMU).
 IMAGE_METRICS = (INITRD_S, SYSTEMD_USERSPACE_S, LOGIN_PROMPT_S)
+IMAGE_SUMMARY_METRICS = (KERNEL_INIT_S, INITRD_S, SYSTEMD_USERSPACE_S, LOGIN_PROMPT_S)
+IMAGE_COMPARED_METRICS = (KERNEL_INIT_S, INITRD_S, SYSTEMD_USERSPACE_S)
 SUMMARY_METRICS = (KERNEL_INIT_S, USERSPACE_S, HOST_WALL_S)
 COMPARED_METRICS = (KERNEL_INIT_S, USERSPACE_S)
 # Every export names these, even when a boot did not reach them (value None).

@@ -31,7 +31,10 @@ class VariantSpec:
     own initramfs (None: bootscope builds one that runs ``commands``, holds ``files`` (host path,
     guest path) and prints the marker); ``marker`` is the regex of the line that ends the boot;
     ``disk`` is the user's disk image (absolute path), attached read-only to the host's copy; with a
-    disk and no ``initrd`` the guest boots from the disk and bootscope's initramfs is not used."""
+    disk and no ``initrd`` the guest boots from the disk and bootscope's initramfs is not used.
+    ``image`` names a system image built by ``bootscope image build``: a full Debian boot from its
+    disk, with the image's own kernel and initramfs (``kernel`` "") or ``kernel`` when it is the
+    same release."""
 
     name: str
     kernel: str
@@ -46,6 +49,7 @@ class VariantSpec:
     commands: tuple[str, ...] = ()
     files: tuple[tuple[str, str], ...] = ()
     disk: str | None = None
+    image: str | None = None
 
     def config(self) -> dict[str, Any]:
         """Return the options as a JSON-able dict (what the store keeps per variant)."""
@@ -161,6 +165,20 @@ def _disk(_spec: VariantSpec, value: Any) -> dict[str, Any]:
     return {"disk": str(path.resolve())}
 
 
+def _image(spec: VariantSpec, value: Any) -> dict[str, Any]:
+    """An image variant ends at the getty's login prompt and gets more memory than an initramfs,
+    unless the variant already says otherwise."""
+    name = str(value)
+    if not variants.NAME_RE.match(name):
+        raise InputError(f"option image: bad image name {name!r}")
+    changes: dict[str, Any] = {"image": name}
+    if spec.marker == defaults.MARKER_PREFIX:
+        changes["marker"] = defaults.LOGIN_PROMPT
+    if spec.mem_mb == defaults.DEFAULT_MEM_MB:
+        changes["mem_mb"] = defaults.IMAGE_MEM_MB
+    return changes
+
+
 # Option name (as on the command line and in plan files) -> how it changes a variant.
 OPTIONS: dict[str, Callable[[VariantSpec, Any], dict[str, Any]]] = {
     "append": lambda spec, value: {"append": f"{spec.append} {value}".strip()},
@@ -175,6 +193,7 @@ OPTIONS: dict[str, Callable[[VariantSpec, Any], dict[str, Any]]] = {
     "command": lambda spec, value: {"commands": spec.commands + _commands(value)},
     "file": lambda spec, value: {"files": spec.files + _file_pairs(value)},
     "disk": _disk,
+    "image": _image,
 }
 # Options whose value is free text in which a comma may appear (`qemu-arg=-device virtio-rng,id=r`).
 BOOT_OPTIONS = OptionTable(
@@ -263,8 +282,8 @@ def validate_plan(plan: Plan) -> Plan:
     if len(set(names)) != len(names):
         raise InputError(f"variant names must be unique, got {', '.join(names)}")
     for variant in plan.variants:
-        if not variant.kernel:
-            raise InputError(f"variant {variant.name} names no kernel (give KERNEL or kernel=...)")
+        if not variant.kernel and not variant.image:
+            raise InputError(f"variant {variant.name} names no kernel (give KERNEL, kernel=... or image=...)")
         if variant.icount_shift is not None and variant.smp != 1:
             raise InputError(f"variant {variant.name}: icount needs smp=1")
         _check_guest(variant)
@@ -288,8 +307,26 @@ def validate_plan(plan: Plan) -> Plan:
 
 
 def _check_guest(variant: VariantSpec) -> None:
-    """Raise InputError when the variant asks for bootscope's initramfs contents without using it, or
-    boots from a disk without saying which line ends the boot."""
+    """Raise InputError when the variant asks for bootscope's initramfs contents without using it,
+    boots from a disk without saying which line ends the boot, or mixes an image with a guest of its
+    own."""
+    if variant.image:
+        clash = [
+            name
+            for name, given in (
+                ("disk", variant.disk),
+                ("initrd", variant.initrd),
+                ("file", variant.files),
+                ("command", variant.commands),
+            )
+            if given
+        ]
+        if clash:
+            raise InputError(
+                f"variant {variant.name}: image boots the image's own system, so {', '.join(clash)} cannot"
+                " apply: install what you need with `bootscope image build --packages`"
+            )
+        return
     extras = [name for name, given in (("file", variant.files), ("command", variant.commands)) if given]
     if extras and variant.initrd:
         raise InputError(
