@@ -30,3 +30,23 @@ def cache_dir() -> Path:
     path = Path(platformdirs.user_cache_dir("bootscope"))
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+# Full userspace boots (bootscope image build, run --image).
+DEBIAN_MIRROR = "http://deb.debian.org/debian"
+IMAGE_SUITE = "bookworm"
+IMAGE_KERNEL = "debian:cloud"
+IMAGE_SIZE = "2G"
+IMAGE_MEM_MB = 1024  # systemd, udev and a Debian initramfs do not fit in 512 MiB comfortably
+IMAGE_BUILD_TIMEOUT_S = 1800.0
+# agetty (util-linux term-utils/agetty.c do_prompt()) prints "HOSTNAME login: " and no newline: the
+# console reader cuts a line after it (BootConfig.prompt_regex), and the image variants' marker is it.
+LOGIN_PROMPT = r"\S login: "
+# bootscope-collect.service in the image prints systemd's accounting between these lines.
+COLLECT_BEGIN = "BOOTSCOPE-SYSTEMD-BEGIN"
+COLLECT_SECTION = "BOOTSCOPE-SYSTEMD-SECTION"
+COLLECT_END = "BOOTSCOPE-SYSTEMD-END"
+# The image's kernel command line: root on the partition-less virtio disk, systemd's own log lines
+# on the console with printk stamps (log_target=kmsg; printk.devkmsg=on lifts the kernel's rate limit
+# on /dev/kmsg writers so no systemd line is dropped), no untimed status lines.
+IMAGE_APPEND = "root=/dev/vda rw systemd.log_target=kmsg printk.devkmsg=on systemd.show_status=0"

@@ -44,6 +44,9 @@ HOST_KERNEL_START_S = "host_kernel_start_s"
 KEXEC_DOWNTIME_S = "kexec_downtime_s"
 KEXEC_BLIND_S = "kexec_blind_s"
 KEXEC_LOAD_S = "kexec_load_s"
+INITRD_S = "initrd_s"
+SYSTEMD_USERSPACE_S = "systemd_userspace_s"
+LOGIN_PROMPT_S = "login_prompt_s"
 
 _TABLE = (
     Metric(
@@ -95,6 +98,28 @@ _TABLE = (
         "host time that the guest's 'kexec -l' (or -s) took to load the next kernel.",
         workloads=("kexec",),
     ),
+    Metric(
+        INITRD_S,
+        "s",
+        Clock.GUEST_PRINTK,
+        "guest printk time from 'Run /init as init process' to the last 'systemd[1]: systemd VERSION"
+        " running in system mode' line (the real root's systemd starting; needs systemd.log_target=kmsg,"
+        " which image variants set): the initramfs's whole time.",
+    ),
+    Metric(
+        SYSTEMD_USERSPACE_S,
+        "s",
+        Clock.GUEST_PRINTK,
+        "guest printk time from the real root's 'systemd[1]: systemd VERSION running in system mode'"
+        " line to systemd's 'systemd[1]: Startup finished in ...' line (no start job left).",
+    ),
+    Metric(
+        LOGIN_PROMPT_S,
+        "s",
+        Clock.HOST_MONOTONIC,
+        "host time from QEMU start to the arrival of the getty's 'HOSTNAME login: ' prompt on the"
+        " serial console (firmware, kernel, initramfs and systemd up to the serial getty).",
+    ),
 )
 
 REGISTRY: dict[str, Metric] = {metric.name: metric for metric in _TABLE}
@@ -105,6 +130,11 @@ UNITS: dict[str, str] = {metric.name: metric.unit for metric in _TABLE}
 # shows and compares. host_wall_s is summarised but not compared: it also holds firmware and QEMU
 # start-up, which no kernel change moves.
 BOOT_METRICS = (KERNEL_INIT_S, USERSPACE_S, HOST_WALL_S, HOST_KERNEL_START_S)
+# What a full userspace boot (an image variant) stores besides BOOT_METRICS, and what a run of image
+# variants summarises and compares (login_prompt_s, like host_wall_s, also holds firmware and QEMU).
+IMAGE_METRICS = (INITRD_S, SYSTEMD_USERSPACE_S, LOGIN_PROMPT_S)
+IMAGE_SUMMARY_METRICS = (KERNEL_INIT_S, INITRD_S, SYSTEMD_USERSPACE_S, LOGIN_PROMPT_S)
+IMAGE_COMPARED_METRICS = (KERNEL_INIT_S, INITRD_S, SYSTEMD_USERSPACE_S)
 SUMMARY_METRICS = (KERNEL_INIT_S, USERSPACE_S, HOST_WALL_S)
 COMPARED_METRICS = (KERNEL_INIT_S, USERSPACE_S)
 # Every export names these, even when a boot did not reach them (value None).

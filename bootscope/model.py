@@ -141,6 +141,65 @@ class Metrics:
     # (purgatory, decompression, early setup), and host time that `kexec -l`/`-s` took to load.
     kexec_blind_s: float | None = None
     kexec_load_s: float | None = None
+    # Full userspace boots (bootscope image): the initramfs, systemd's own start, the getty's prompt.
+    initrd_s: float | None = None
+    systemd_userspace_s: float | None = None
+    login_prompt_s: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SystemdTime:
+    """``systemd-analyze time``: each phase systemd names (s, None where it names none), or
+    ``finished`` False when it said "Bootup is not yet finished" (then every phase is None)."""
+
+    finished: bool
+    firmware_s: float | None = None
+    loader_s: float | None = None
+    kernel_s: float | None = None
+    initrd_s: float | None = None
+    userspace_s: float | None = None
+    total_s: float | None = None
+    target: str | None = None
+    target_reached_s: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class UnitSpan:
+    """One unit's activation on systemd's monotonic clock (s since the kernel started; None where
+    systemd has no timestamp): activating from ``activating_s``, active from ``active_s``,
+    deactivating from ``deactivating_s``, inactive again from ``inactive_s``."""
+
+    unit: str
+    activating_s: float | None
+    active_s: float | None
+    deactivating_s: float | None = None
+    inactive_s: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChainLink:
+    """One line of ``systemd-analyze critical-chain``: the unit, when it became active (``at_s``),
+    how long it took to start (``took_s``, None where not printed) and its depth in the tree."""
+
+    unit: str
+    at_s: float | None
+    took_s: float | None
+    depth: int
+
+
+@dataclass(frozen=True, slots=True)
+class SystemdAccounting:
+    """What systemd says about one boot: its state when asked (running, degraded, starting...), its
+    time, blame (unit, s, longest first), critical chain, per-unit spans and failed units.
+    ``complete`` is False when the output was cut short (no end marker)."""
+
+    state: str | None
+    time: SystemdTime | None
+    blame: tuple[tuple[str, float], ...]
+    critical_chain: tuple[ChainLink, ...]
+    units: tuple[UnitSpan, ...]
+    failed: tuple[str, ...]
+    complete: bool
 
 
 @dataclass(frozen=True, slots=True)

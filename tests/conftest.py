@@ -50,3 +50,18 @@ def cloud_kernel(request: pytest.FixtureRequest) -> Path:
             reporter.write_line(message, yellow=True, bold=True)
         warnings.warn(message, UserWarning, stacklevel=1)
     return image
+
+
+TEST_IMAGE = "bootscope-test"
+
+
+@pytest.fixture(scope="session")
+def default_image() -> object:
+    """The default system image (``bootscope image build`` with no options), built once into the
+    user's cache by bootscope itself and reused while its recipe is unchanged. A machine that cannot
+    build it (not root, no debootstrap, no mirror) fails the tests that need it."""
+    from bootscope.sources.image import build_image, make_recipe
+
+    recipe = make_recipe(suite="bookworm", packages=(), ssh_key_file=None, size="2G", kernel="debian:cloud")
+    image, _cached = build_image(TEST_IMAGE, recipe)
+    return image

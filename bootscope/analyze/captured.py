@@ -15,9 +15,10 @@ from dataclasses import dataclass, replace
 
 from bootscope import defaults
 from bootscope.analyze.breakdown import analyze_boot
+from bootscope.analyze.systemd import systemd_accounting, userspace_times
 from bootscope.errors import ParseError
 from bootscope.metrics import KERNEL_INIT_S
-from bootscope.model import Breakdown, LogLine
+from bootscope.model import Breakdown, LogLine, SystemdAccounting
 from bootscope.parse import parse_captured
 
 # Firmware's terminal resets (ESC c, ESC [2J) can share a line with the marker when the kernel is
@@ -39,6 +40,7 @@ class CapturedAnalysis:
     warnings: tuple[str, ...]
     note: str
     lines: tuple[LogLine, ...] = ()
+    systemd: SystemdAccounting | None = None
 
 
 def terminal_text(text: str) -> str:
@@ -80,4 +82,14 @@ def analyze_captured(
         # `quiet` hides every timed kernel line, yet the marker still carries the guest's uptime.
         lines, note, fmt_name, warnings = cleaned, NO_TIMED_LINE, "untimed", ()
     breakdown = analyze_boot(lines, top_n=top_n, marker_regex=marker_regex, host_start_ns=host_start_ns)
-    return CapturedAnalysis(breakdown, fmt_name, warnings, note, tuple(lines))
+    # A full userspace boot (bootscope image) adds systemd's milestones and its own accounting.
+    times = userspace_times(lines, host_start_ns)
+    metrics = replace(
+        breakdown.metrics,
+        initrd_s=times.initrd_s,
+        systemd_userspace_s=times.systemd_userspace_s,
+        login_prompt_s=times.login_prompt_s,
+    )
+    return CapturedAnalysis(
+        replace(breakdown, metrics=metrics), fmt_name, warnings, note, tuple(lines), systemd_accounting(lines)
+    )

@@ -50,6 +50,10 @@ def _register() -> None:
     app.command("history")(sweep_cmd.history)
     app.command("bisect-run")(sweep_cmd.bisect_run)
 
+    from bootscope.cli import image_cmd
+
+    app.add_typer(image_cmd.app)
+
     from bootscope.cli import run_cmd, runs_cmd
 
     app.command("run")(run_cmd.run)

@@ -35,7 +35,7 @@ def run(
         typer.Option(
             "--variant",
             help="NAME:OPTION=VALUE,... with OPTION append, kernel, smp, mem, cpu, icount, qemu-arg, marker,"
-            " initrd, command, file, disk (repeat for each variant).",
+            " initrd, command, file, disk, image (repeat for each variant).",
         ),
     ] = None,
     plan_file: Annotated[Path | None, typer.Option("--plan", help="TOML plan (same option names).")] = None,
@@ -72,6 +72,14 @@ def run(
             "--disk",
             help="Your disk image as a virtio disk (never modified: snapshot=on). Without --initrd the"
             " guest boots from it: give --append 'root=/dev/vda ...' and --marker.",
+        ),
+    ] = None,
+    image: Annotated[
+        str | None,
+        typer.Option(
+            "--image",
+            help="Boot a system image (bootscope image build NAME) to its login prompt: its own kernel, or"
+            " KERNEL when it is the image's release.",
         ),
     ] = None,
     seed: options.Seed = None,
@@ -111,11 +119,14 @@ def run(
                 raise InputError("--resume takes no KERNEL, --variant or --plan: it reruns the stored plan")
             result = resume_experiment(resume, store, reporter, cancel=cancel)
         else:
-            if not kernel and plan_file is None:
-                raise InputError("give a KERNEL (path or debian:cloud), a --plan file, or --resume ID")
+            if not kernel and plan_file is None and image is None:
+                raise InputError(
+                    "give a KERNEL (path or debian:cloud), --image, a --plan file, or --resume ID"
+                )
             given: list[tuple[str, Any]] = [
                 (name, value)
                 for name, value in (
+                    ("image", image),
                     ("append", append),
                     ("smp", smp),
                     ("mem", mem),

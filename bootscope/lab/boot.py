@@ -7,37 +7,41 @@ boots it on the target, reads the console with the one captured-boot analysis
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
+from bootscope import defaults
 from bootscope.analyze.captured import analyze_captured, user_marker
 from bootscope.errors import BootscopeError, InputError
 from bootscope.lab.plan import Plan, VariantSpec, plan_from_dict
 from bootscope.lab.schedule import Slot
 from bootscope.lab.target import Target
 from bootscope.lab.workload import RunSettings, SlotRun
-from bootscope.metrics import BOOT_METRICS, BOOT_STOP_METRIC
+from bootscope.metrics import BOOT_METRICS, BOOT_STOP_METRIC, IMAGE_METRICS
 from bootscope.model import Boot
 from bootscope.sources.accel import AccelChoice
 from bootscope.sources.disk import disk_format
+from bootscope.sources.image import Image
 from bootscope.sources.qemu import BootConfig
 from bootscope.store.records import BootRecord, VariantRecord
 
 
 def measure(
-    boot: Boot, marker: str, release_hint: str | None
+    boot: Boot, marker: str, release_hint: str | None, names: tuple[str, ...] = BOOT_METRICS
 ) -> tuple[dict[str, float | None], str | None, str]:
-    """Return (metrics in seconds, kernel release, note) for one boot; ``marker`` is the variant's
-    marker regex. The note says why a boot could not be (fully) analysed. Never raises for a bad log."""
+    """Return (the metrics ``names`` in seconds, kernel release, note) for one boot; ``marker`` is the
+    variant's marker regex. The note says why a boot could not be (fully) analysed. Never raises for
+    a bad log."""
     try:
         analysis = analyze_captured(
             boot.lines, host_start_ns=boot.host_start_ns, marker_regex=user_marker(marker)
         )
     except BootscopeError as error:
         return {}, release_hint, f"not analysed: {error}"
-    metrics = {name: getattr(analysis.breakdown.metrics, name) for name in BOOT_METRICS}
+    metrics = {name: getattr(analysis.breakdown.metrics, name) for name in names}
     return metrics, analysis.breakdown.identity.release or release_hint, analysis.note
 
 
@@ -100,15 +104,26 @@ class BootWorkload:
         if requested == "auto" and any(v.icount_shift is not None for v in self.plan.variants):
             return AccelChoice("tcg", "TCG: --icount counts instructions, which only TCG can do")
         first = self.plan.variants[0]
-        kernel = target.resolve_kernel(first.kernel, initrd=Path(first.initrd) if first.initrd else None)
-        # A disk boot ends on the user's marker, which the probe does not know: probe with bootscope's own.
-        probe_initrd = _guest_initrd(first, target) or target.build_initramfs((), ())
-        return target.choose_accel(requested, kernel.image, probe_initrd, reprobe)
+        if first.image and not first.kernel:
+            kernel_image = target.resolve_image(first.image).kernel
+        else:
+            initrd = Path(first.initrd) if first.initrd else None
+            kernel_image = target.resolve_kernel(first.kernel, initrd=initrd).image
+        # A disk or image boot ends on a line the probe does not know: probe with bootscope's own.
+        probe_initrd = (None if first.image else _guest_initrd(first, target)) or target.build_initramfs(
+            (), ()
+        )
+        return target.choose_accel(requested, kernel_image, probe_initrd, reprobe)
 
     def prepare(self, target: Target, accel: str) -> list[str]:
         """Resolve every variant's kernel and build its initramfs; raises BootError or InputError
         (naming the variant) before anything is stored. Returns no notes."""
         for variant in self.plan.variants:
+            if variant.image:
+                self.configs[variant.name], self.releases[variant.name] = self._image_config(
+                    variant, target, accel
+                )
+                continue
             kernel = target.resolve_kernel(
                 variant.kernel, initrd=Path(variant.initrd) if variant.initrd else None
             )
@@ -139,6 +154,50 @@ class BootWorkload:
             self.releases[variant.name] = kernel.release
         return []
 
+    def _image_config(self, variant: VariantSpec, target: Target, accel: str) -> tuple[BootConfig, str]:
+        """Return how to boot an image variant, and its kernel release: the image's kernel and
+        initramfs (or the variant's kernel, which must be the image's release: the image's initramfs
+        and /lib/modules hold that release's modules only), root on the image's disk, the collector's
+        end marker ending the boot. Raises InputError or BootError naming the variant."""
+        assert variant.image is not None
+        image: Image = target.resolve_image(variant.image)
+        kernel_path = image.kernel
+        if variant.kernel:
+            kernel = target.resolve_kernel(variant.kernel)
+            if kernel.release != image.release:
+                raise InputError(
+                    f"variant {variant.name}: kernel {variant.kernel} is"
+                    f" {kernel.release or 'of unknown release'}, image {image.name} holds {image.release}:"
+                    " the image's initramfs and modules fit its own kernel only; leave KERNEL out, or"
+                    " build the image with --kernel for it"
+                )
+            kernel_path = kernel.image
+        config = BootConfig(
+            kernel=kernel_path,
+            initrd=image.initrd,
+            append=f"{defaults.IMAGE_APPEND} {variant.append}".strip(),
+            smp=variant.smp,
+            mem_mb=variant.mem_mb,
+            cpu=variant.cpu,
+            accel=accel,
+            icount_shift=variant.icount_shift,
+            extra_qemu_args=variant.qemu_args,
+            timeout_s=self.plan.timeout_s,
+            marker_regex=variant.marker,
+            # The boot is ok once the marker (the login prompt) came, and ends when the image's
+            # collector has printed systemd's accounting, which comes after it.
+            stop_on_marker=False,
+            end_regex=re.escape(defaults.COLLECT_END),
+            prompt_regex=defaults.LOGIN_PROMPT,
+            disk=image.disk,
+            disk_format="raw",
+        )
+        try:
+            target.check(config)
+        except InputError as error:
+            raise InputError(f"variant {variant.name}: {error}") from None
+        return config, image.release
+
     def slot_done(self, slot: Slot, records: Sequence[BootRecord]) -> bool:
         """A boot slot is done once it has a final record."""
         return bool(records)
@@ -151,7 +210,8 @@ class BootWorkload:
         boot = target.boot(config, run.on_line, run.on_start)
         if run.cancelled():
             raise KeyboardInterrupt
-        metrics, release, note = measure(boot, variant.marker, self.releases[variant.name])
+        names = BOOT_METRICS + IMAGE_METRICS if variant.image else BOOT_METRICS
+        metrics, release, note = measure(boot, variant.marker, self.releases[variant.name], names)
         record = BootRecord(
             variant=variant.name,
             index=run.first_index,

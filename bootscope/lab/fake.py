@@ -25,6 +25,7 @@ from bootscope.errors import BootError
 from bootscope.lab.target import LineCallback, StartCallback
 from bootscope.model import Boot, LogLine, Outcome
 from bootscope.sources.accel import AccelChoice
+from bootscope.sources.image import Image
 from bootscope.sources.kernels import KernelImage
 from bootscope.sources.qemu import BootConfig
 
@@ -56,6 +57,10 @@ class FakeTarget:
     def resolve_kernel(self, spec: str, initrd: Path | None = None) -> KernelImage:
         """Return a kernel named ``spec`` (nothing is read: every spec is a fake kernel)."""
         return KernelImage(image=Path(spec), initrd=initrd, release=FAKE_RELEASE, package=None, spec=spec)
+
+    def resolve_image(self, name: str) -> Image:
+        """Raise BootError: the fake target boots synthetic consoles, not system images."""
+        raise BootError(f"the fake target has no system images (asked for {name!r})")
 
     def resolve_to(self, spec: str) -> tuple[Path, str | None]:
         """Return ``spec`` as the kernel to kexec into, with the fake release."""

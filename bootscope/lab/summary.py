@@ -12,7 +12,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bootscope.metrics import COMPARED_METRICS, KEXEC_METRICS, SUMMARY_METRICS, unit_of
+from bootscope.metrics import (
+    COMPARED_METRICS,
+    IMAGE_COMPARED_METRICS,
+    IMAGE_SUMMARY_METRICS,
+    KEXEC_METRICS,
+    SUMMARY_METRICS,
+    unit_of,
+)
 from bootscope.model import Comparison
 from bootscope.stats.compare import Options, compare_many
 from bootscope.store import Store
@@ -131,9 +138,13 @@ class RunSummary:
 
 def workload_metrics(plan: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Return (summarised metrics, compared metrics) for a stored plan's workload: a kexec run's
-    reboot metrics, else a boot run's."""
+    reboot metrics, a run of system images (full userspace boots) the userspace ones, else a boot
+    run's."""
     if plan.get("workload") == "kexec" or plan.get("command") == "kexec":
         return KEXEC_METRICS, KEXEC_METRICS
+    variants = plan.get("variants") or []
+    if variants and all(isinstance(v, dict) and v.get("image") for v in variants):
+        return IMAGE_SUMMARY_METRICS, IMAGE_COMPARED_METRICS
     return SUMMARY_METRICS, COMPARED_METRICS
 
 

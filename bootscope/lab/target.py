@@ -18,6 +18,7 @@ from bootscope.lab.hostinfo import host_info
 from bootscope.model import Boot, LogLine
 from bootscope.parse.patterns import PANIC_RE
 from bootscope.sources.accel import AccelChoice, choose_accel
+from bootscope.sources.image import Image, find_image
 from bootscope.sources.initramfs import InitramfsSpec, build_initramfs
 from bootscope.sources.kernels import KernelImage, read_image_release, resolve_kernel
 from bootscope.sources.kexec import build_chain_initramfs
@@ -41,6 +42,9 @@ class Target(Protocol):
 
     def build_initramfs(self, commands: tuple[str, ...], files: tuple[tuple[Path, str], ...]) -> Path:
         """Return bootscope's initramfs that runs ``commands`` and holds ``files`` (host, guest)."""
+
+    def resolve_image(self, name: str) -> Image:
+        """Return the system image called ``name`` (built by ``bootscope image build``)."""
 
     def build_chain_initramfs(self, to_kernel: Path) -> Path:
         """Return the kexec chain initramfs that kexecs into ``to_kernel``."""
@@ -90,6 +94,10 @@ class LocalQemu:
     def build_initramfs(self, commands: tuple[str, ...], files: tuple[tuple[Path, str], ...]) -> Path:
         """Return bootscope's initramfs (cached by content) with ``commands`` and ``files``."""
         return build_initramfs(InitramfsSpec(commands_before_marker=commands, extra_files=files))
+
+    def resolve_image(self, name: str) -> Image:
+        """Return the image ``name`` from the user's cache; raises InputError if it was never built."""
+        return find_image(name)
 
     def build_chain_initramfs(self, to_kernel: Path) -> Path:
         """Return the chain initramfs (busybox, the host's kexec and ``to_kernel``)."""

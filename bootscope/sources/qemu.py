@@ -47,6 +47,9 @@ class BootConfig:
     format (None: ask ``qemu-img``, or guess from the suffix, when the command is built).
     ``panic_regex`` names the console lines that mean the kernel died (the parse stage's pattern
     table has it; None: no panic detection), so the boot ends as ``panic`` at once.
+    ``prompt_regex`` names a prompt (a getty's ``login: ``): prompts end no line, so the text up to
+    the end of a match is a line of its own, stamped when the prompt arrives, not when some later
+    output (a kernel message on the same console) ends the line.
     """
 
     kernel: Path
@@ -67,6 +70,7 @@ class BootConfig:
     disk: Path | None = None
     disk_format: str | None = None
     panic_regex: str | None = None
+    prompt_regex: str | None = None
 
 
 def kernel_cmdline(append: str) -> str:
@@ -100,7 +104,7 @@ def validate(config: BootConfig) -> None:
             raise InputError(f"icount shift must be 0..10 (got {config.icount_shift})")
     if config.disk_format is not None and not FORMAT_RE.match(config.disk_format):
         raise InputError(f"bad disk format {config.disk_format!r} (e.g. raw or qcow2)")
-    for regex in (config.marker_regex, config.end_regex):
+    for regex in (config.marker_regex, config.end_regex, config.prompt_regex):
         if regex is not None:
             try:
                 re.compile(regex)
@@ -180,16 +184,23 @@ def _check_inputs(config: BootConfig) -> None:
 
 
 class _LineSplitter:
-    """Cuts a byte stream into lines, stamping each with the host time its end arrived."""
+    """Cuts a byte stream into lines, stamping each with the host time its end arrived; a match of
+    ``prompt`` (bytes regex) ends a line too, right after the match."""
 
-    def __init__(self) -> None:
+    def __init__(self, prompt: re.Pattern[bytes] | None = None) -> None:
         self._pending = b""
+        self._prompt = prompt
 
     def feed(self, data: bytes, host_ns: int) -> list[LogLine]:
         self._pending += data
         lines: list[LogLine] = []
         while True:
             cut = self._pending.find(b"\n")
+            found = self._prompt.search(self._pending) if self._prompt is not None else None
+            if found is not None and (cut < 0 or found.end() <= cut):
+                lines.append(_line(self._pending[: found.end()], host_ns))
+                self._pending = self._pending[found.end() :].removeprefix(b"\r").removeprefix(b"\n")
+                continue
             if cut < 0:
                 if len(self._pending) > MAX_LINE_BYTES:
                     cut = MAX_LINE_BYTES
@@ -248,7 +259,7 @@ def boot_once(
         if on_start is not None:
             on_start(proc.pid)
         deadline_ns = host_start_ns + int(config.timeout_s * 1e9)
-        splitter = _LineSplitter()
+        splitter = _LineSplitter(re.compile(config.prompt_regex.encode()) if config.prompt_regex else None)
         selector = selectors.DefaultSelector()
         selector.register(proc.stdout, selectors.EVENT_READ, "out")
         selector.register(proc.stderr, selectors.EVENT_READ, "err")

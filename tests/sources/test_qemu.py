@@ -127,6 +127,19 @@ def test_splitter_strips_cr_cuts_huge_lines_and_survives_junk() -> None:
 
 
 @needs_qemu
+def test_a_getty_prompt_is_a_line_of_its_own_when_it_arrives() -> None:
+    # agetty prints "bootscope login: " and no newline; a kernel line may follow on the same line.
+    splitter = _LineSplitter(re.compile(rb"\S login: "))
+    assert splitter.feed(b"\r\nDebian GNU/Linux 12 bootscope ttyS0\r\n\r\nbootscope log", 1) == [
+        LogLine("", host_ns=1),
+        LogLine("Debian GNU/Linux 12 bootscope ttyS0", host_ns=1),
+        LogLine("", host_ns=1),
+    ]
+    assert splitter.feed(b"in: ", 2) == [LogLine("bootscope login: ", host_ns=2)]
+    lines = splitter.feed(b"[   73.6] systemd[1]: Started x.\r\nbootscope login: \r\nBEGIN\r\n", 3)
+    assert [line.text for line in lines] == ["[   73.6] systemd[1]: Started x.", "bootscope login: ", "BEGIN"]
+
+
 def test_qemu_that_fails_to_start_is_a_qemu_error(tmp_path: Path) -> None:
     kernel = tmp_path / "k"
     kernel.write_bytes(b"x")

@@ -1,0 +1,112 @@
+"""What bootscope adds to a debootstrapped Debian tree to make it a measurable image.
+
+Everything here is written into the tree as plain files (no chroot): the root file system's fstab,
+the host name, a getty on the serial console, and ``bootscope-collect.service``, which prints
+systemd's own boot accounting to the console once the boot has finished. ``RECIPE_VERSION`` is part
+of every image's cache key: change it whenever what this module writes changes.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from bootscope import defaults
+
+RECIPE_VERSION = 1
+HOSTNAME = "bootscope"
+COLLECTOR_UNIT = "bootscope-collect.service"
+# Sections the collector prints, in order; bootscope.parse.systemd reads them by these names.
+SECTIONS = ("state", "time", "blame", "critical-chain", "units", "failed")
+# Per-unit timestamps (systemd's CLOCK_MONOTONIC, microseconds), as systemd-analyze plot reads them.
+UNIT_PROPERTIES = (
+    "Id",
+    "InactiveExitTimestampMonotonic",
+    "ActiveEnterTimestampMonotonic",
+    "ActiveExitTimestampMonotonic",
+    "InactiveEnterTimestampMonotonic",
+)
+# How long the collector waits for the boot to finish before it reports what it has.
+COLLECT_WAIT_S = 900
+
+# Type=simple, not oneshot: a oneshot's start job stays queued until its command returns, and systemd
+# counts the boot as finished only when no job is queued, so a oneshot waiting in
+# `systemctl is-system-running --wait` would wait for itself.
+_UNIT = """[Unit]
+Description=bootscope: print systemd's boot accounting to the console
+After=multi-user.target
+
+[Service]
+Type=simple
+ExecStart=/usr/local/sbin/bootscope-collect
+StandardOutput=null
+StandardError=null
+
+[Install]
+WantedBy=multi-user.target
+"""
+
+
+def _collector_script() -> str:
+    section = defaults.COLLECT_SECTION
+    properties = ",".join(UNIT_PROPERTIES)
+    # The leading newline ends the getty's prompt line ("bootscope login: " has none) so that the
+    # begin marker starts a line of its own. Every command's stderr goes to the console too: a
+    # "Bootup is not yet finished" is a result to record.
+    return f"""#!/bin/sh
+# bootscope-collect: systemd's boot accounting on the console, between markers (bootscope image).
+exec >/dev/console 2>&1
+state=$(timeout {COLLECT_WAIT_S} systemctl is-system-running --wait)
+echo
+echo "{defaults.COLLECT_BEGIN}"
+echo "{section} state"
+echo "$state"
+echo "{section} time"
+systemd-analyze time --no-pager
+echo "{section} blame"
+systemd-analyze blame --no-pager
+echo "{section} critical-chain"
+systemd-analyze critical-chain --no-pager
+echo "{section} units"
+systemctl show --no-pager -p {properties} '*'
+echo "{section} failed"
+systemctl list-units --failed --plain --no-legend --no-pager
+echo "{defaults.COLLECT_END}"
+"""
+
+
+def write_guest_files(root: Path, ssh_key: str | None) -> None:
+    """Write bootscope's configuration into the Debian tree ``root``: fstab (root on /dev/vda), host
+    name, a getty on ttyS0, the collector unit (enabled) and, when given, root's authorized SSH key.
+    Raises OSError if the tree cannot be written."""
+    etc = root / "etc"
+    (etc / "fstab").write_text("/dev/vda / ext4 rw,errors=remount-ro 0 0\n")
+    (etc / "hostname").write_text(HOSTNAME + "\n")
+    (etc / "hosts").write_text(f"127.0.0.1 localhost\n127.0.1.1 {HOSTNAME}\n")
+    systemd = etc / "systemd" / "system"
+    _enable(
+        systemd / "getty.target.wants",
+        "serial-getty@ttyS0.service",
+        "/lib/systemd/system/serial-getty@.service",
+    )
+    script = root / "usr" / "local" / "sbin" / "bootscope-collect"
+    script.parent.mkdir(parents=True, exist_ok=True)
+    script.write_text(_collector_script())
+    script.chmod(0o755)
+    (systemd / COLLECTOR_UNIT).write_text(_UNIT)
+    _enable(systemd / "multi-user.target.wants", COLLECTOR_UNIT, f"/etc/systemd/system/{COLLECTOR_UNIT}")
+    if ssh_key is not None:
+        ssh_dir = root / "root" / ".ssh"
+        ssh_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        keys = ssh_dir / "authorized_keys"
+        keys.write_text(ssh_key.strip() + "\n")
+        keys.chmod(0o600)
+
+
+def _enable(wants: Path, name: str, target: str) -> None:
+    """Link ``wants/name`` to ``target`` (a path inside the guest), as `systemctl enable` would."""
+    wants.mkdir(parents=True, exist_ok=True)
+    link = wants / name
+    if link.is_symlink() or link.exists():
+        link.unlink()
+    os.symlink(target, link)
