@@ -57,7 +57,7 @@ class BootWorkload:
     @classmethod
     def from_document(cls, document: Mapping[str, Any]) -> BootWorkload:
         """Return the workload of a stored plan (see :meth:`document`); raises InputError."""
-        return cls(plan_from_dict({k: v for k, v in document.items() if k != "workload"}))
+        return cls(plan_from_dict(document))
 
     @property
     def settings(self) -> RunSettings:

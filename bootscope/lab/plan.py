@@ -71,7 +71,8 @@ def plan_from_dict(data: Mapping[str, Any]) -> Plan:
             {key: _stored_field(key, value) for key, value in item.items()} for item in data["variants"]
         ]
         variants = tuple(VariantSpec(**fields) for fields in fields_by_variant)
-        rest = {key: value for key, value in data.items() if key != "variants"}
+        # The workload's name is the runner's business (lab/workload.py), not a plan field.
+        rest = {key: value for key, value in data.items() if key not in ("variants", "workload")}
         return validate_plan(Plan(variants=variants, **rest))
     except (KeyError, TypeError) as error:
         raise InputError(f"the stored plan cannot be read by this bootscope ({error})") from error

@@ -12,6 +12,7 @@ import pytest
 
 from bootscope.errors import BootError, InputError
 from bootscope.model import LogLine, Outcome
+from bootscope.parse.patterns import PANIC_RE
 from bootscope.sources.hostload import HostLoadMeter
 from bootscope.sources.initramfs import BUSYBOX, InitramfsSpec, build_initramfs
 from bootscope.sources.qemu import (
@@ -192,7 +193,15 @@ def test_ok_boot_stamps_every_line_and_reaches_the_marker(cloud_kernel: Path, in
 @pytest.mark.boot
 @needs_qemu
 def test_missing_init_panics_and_qemu_exits(cloud_kernel: Path) -> None:
-    boot = boot_once(BootConfig(kernel=cloud_kernel, initrd=None, append="init=/nonexistent", timeout_s=60))
+    # The pattern table's panic pattern, as the local QEMU target hands it to every boot.
+    config = BootConfig(
+        kernel=cloud_kernel,
+        initrd=None,
+        append="init=/nonexistent",
+        timeout_s=60,
+        panic_regex=PANIC_RE.pattern,
+    )
+    boot = boot_once(config)
     assert boot.outcome is Outcome.PANIC
     assert "Kernel panic - not syncing" in boot.reason
     assert boot.reason in [line.text for line in boot.lines]
