@@ -16,7 +16,7 @@ from bootscope.lab.execute import resume_experiment, start_experiment, start_kex
 from bootscope.lab.fake import FakeTarget
 from bootscope.lab.kexec import INTERRUPTED_REASON
 from bootscope.lab.kexec_plan import KexecPlan, KexecVariant
-from bootscope.lab.plan import Plan, VariantSpec
+from bootscope.lab.plan import Plan, VariantSpec, plan_from_dict
 from bootscope.lab.schedule import build_schedule
 from bootscope.metrics import KERNEL_INIT_S, KEXEC_DOWNTIME_S, KEXEC_METRICS, USERSPACE_S
 from bootscope.model import LogLine
@@ -232,3 +232,5 @@ def test_the_workload_of_a_stored_plan_is_rebuilt_for_resume(tmp_path: Path) -> 
         result = start_experiment(_plan(), store, target=FakeTarget())
         stored = store.experiment(result.experiment.id).plan
     assert stored["workload"] == "boot" and BootWorkload.from_document(stored).plan == workload.plan
+    # history and bisect-run read a stored plan directly: the workload's name is no plan field.
+    assert plan_from_dict(stored) == workload.plan
