@@ -17,12 +17,14 @@ from bootscope.analyze import analyze_boot
 from bootscope.analyze.breakdown import analyze_columns
 from bootscope.cli.console import view_console
 from bootscope.cli.options import InputFormatOpt, VerboseOpt, resolve_formats
-from bootscope.errors import InputError
+from bootscope.errors import InputError, ParseError
 from bootscope.model import Breakdown, LogLine
 from bootscope.parse import BlockBoots, BootColumns, LineBoots, scan_boots
 from bootscope.parse.chunked import BLOCK_BYTES
+from bootscope.parse.untimed import read_untimed
 from bootscope.report.json_out import write_analysis_document
 from bootscope.report.text import render_breakdown
+from bootscope.report.untimed_text import render_untimed
 from bootscope.sources.files import TextSource, read_text_lines
 
 LogsArg = Annotated[
@@ -91,9 +93,14 @@ def analyze(
 
                 write_analysis_document(sys.stdout, path, _selected(stream, boot, top, marker), finish)
             else:
-                chosen = show_boots(
-                    stream, out, boot=boot, top_n=top, marker=marker, title=path, verbose=verbose
-                )
+                try:
+                    chosen = show_boots(
+                        stream, out, boot=boot, top_n=top, marker=marker, title=path, verbose=verbose
+                    )
+                except ParseError:
+                    # no line is timed: show what the text still says, then the one-line error (exit 5)
+                    render_untimed(read_untimed(read_text_lines(path)), out, top, title=path)
+                    raise
                 out.print(
                     Text(
                         f"{path}: format {stream.format}, {stream.boot_count} boot(s), showing boot {chosen}"

@@ -13,16 +13,32 @@ from bootscope.sources.files import read_text_lines
 
 HW = Path(__file__).resolve().parents[1] / "data" / "hw"
 
-# (file, boots, release of the last boot, cmdline start, milestones that must be found)
+# (file, boots, release of the last boot, cmdline start, milestones that must be found, CPUs printed)
 CASES = [
-    ("arm32-ast2400-bmc-3.14-uboot.log", 1, "3.14.17-ami", "root=/dev/mtdblock3", ("free_init",)),
-    ("arm64-imx8mp-dart-6.6-uboot.log", 1, "6.6.144-le", "clk-imx8mp.mcore_booted", ()),
+    ("arm32-ast2400-bmc-3.14-uboot.log", 1, "3.14.17-ami", "root=/dev/mtdblock3", ("free_init",), None),
+    ("arm64-imx8mp-dart-6.6-uboot.log", 1, "6.6.144-le", "clk-imx8mp.mcore_booted", ("smp_done",), 4),
+    (
+        "arm64-xgene-mustang-4.19-dmesg.log",
+        1,
+        "4.19.0-323-arm64",
+        "BOOT_IMAGE=/vmlinuz-4.19.0-323-arm64 root=UUID=",
+        ("smp_start", "smp_done", "devtmpfs", "free_init", "run_init"),
+        8,
+    ),
+    (
+        "x86-epyc7262-romed8-6.3-dmesg.log",
+        1,
+        "6.3.0-2.el9.elrepo.x86_64",
+        "BOOT_IMAGE=(hd6,gpt2)/vmlinuz-6.3.0-2.el9.elrepo.x86_64 root=",
+        ("smp_start", "smp_done", "deferred_pages_done", "devtmpfs"),
+        16,
+    ),
 ]
 
 
-@pytest.mark.parametrize(("name", "boots", "release", "cmdline", "milestones"), CASES)
+@pytest.mark.parametrize(("name", "boots", "release", "cmdline", "milestones", "cpus"), CASES)
 def test_hw_log_boots_release_and_milestones(
-    name: str, boots: int, release: str, cmdline: str, milestones: tuple[str, ...]
+    name: str, boots: int, release: str, cmdline: str, milestones: tuple[str, ...], cpus: int | None
 ) -> None:
     path = str(HW / name)
     # the per-line parser and the block scan agree on the boots
@@ -35,6 +51,35 @@ def test_hw_log_boots_release_and_milestones(
     assert (last.identity.cmdline or "").startswith(cmdline)
     for milestone in milestones:
         assert milestone in last.milestones
+    assert last.identity.cpus == cpus
+
+
+def test_arm64_server_run_init_time() -> None:
+    # X-Gene Mustang: "Run /init as init process" at 1.522958, after the initramfs unpack (0.51 s)
+    found = analyze_columns(
+        next(
+            iter(
+                scan_boots(
+                    read_text_lines(str(HW / "arm64-xgene-mustang-4.19-dmesg.log")).blocks(BLOCK_BYTES)
+                )
+            )
+        )
+    )
+    assert found.milestones["run_init"] == pytest.approx(1.522958)
+    assert found.milestones["smp_done"] - found.milestones["smp_start"] == pytest.approx(0.001458)
+
+
+def test_x86_server_cpu_bring_up_across_an_interrupted_progress_line() -> None:
+    # "#9 ... #15" continues the ".... node  #0, CPUs:" line after a Spectre message cut it
+    found = analyze_columns(
+        next(
+            iter(
+                scan_boots(read_text_lines(str(HW / "x86-epyc7262-romed8-6.3-dmesg.log")).blocks(BLOCK_BYTES))
+            )
+        )
+    )
+    assert found.identity.cpus == 16
+    assert found.milestones["smp_done"] - found.milestones["smp_start"] == pytest.approx(0.02308)
 
 
 def test_arm_cpu_line_before_the_banner_is_not_a_boot() -> None:

@@ -1,0 +1,30 @@
+"""Text for a log that cannot be timed: what its text still says (``parse.untimed.UntimedFacts``)."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.text import Text
+
+from bootscope.parse.untimed import UntimedFacts
+
+
+def render_untimed(facts: UntimedFacts, console: Console, top_n: int, title: str = "") -> None:
+    """Print the release, command line, CPU count and the ``top_n`` slowest initcalls of ``facts``.
+
+    Log text goes through ``Text`` so that it is never read as markup. Raises nothing.
+    """
+    said = "not in this log"
+    console.rule(Text(f"{title} (no timestamps)"), style="bold")
+    console.print(Text(f"release  {facts.release or said}"))
+    console.print(Text(f"cmdline  {facts.cmdline if facts.cmdline is not None else said}"))
+    console.print(Text(f"cpus     {facts.cpus if facts.cpus is not None else said}"))
+    if not facts.initcalls:
+        console.print(Text("initcalls: none reported their duration"))
+        return
+    total_us = sum(call.duration_us for call in facts.initcalls)
+    console.print(
+        Text(f"initcalls: {len(facts.initcalls)} reported {total_us / 1e6:.3f} s in all (their own text)")
+    )
+    slowest = sorted(facts.initcalls, key=lambda call: call.duration_us, reverse=True)[:top_n]
+    for call in slowest:
+        console.print(Text(f"  {call.duration_us / 1e3:10.3f} ms  {call.name}"))
