@@ -47,8 +47,32 @@ KEXEC_LOAD_S = "kexec_load_s"
 INITRD_S = "initrd_s"
 SYSTEMD_USERSPACE_S = "systemd_userspace_s"
 LOGIN_PROMPT_S = "login_prompt_s"
+LATENCY_MAX_US = "latency_max_us"
+LATENCY_P99_US = "latency_p99_us"
+LATENCY_P999_US = "latency_p999_us"
 
 _TABLE = (
+    Metric(
+        LATENCY_MAX_US,
+        "us",
+        Clock.HOST_MONOTONIC,
+        "the largest latency any thread of cyclictest, oslat or rtla reported in one run (its own Max).",
+        workloads=("latency",),
+    ),
+    Metric(
+        LATENCY_P99_US,
+        "us",
+        Clock.HOST_MONOTONIC,
+        "the largest per-thread 99th percentile of one run, from the tool's histogram (order statistic).",
+        workloads=("latency",),
+    ),
+    Metric(
+        LATENCY_P999_US,
+        "us",
+        Clock.HOST_MONOTONIC,
+        "the largest per-thread 99.9th percentile of one run, from the tool's histogram (order statistic).",
+        workloads=("latency",),
+    ),
     Metric(
         KERNEL_INIT_S,
         "s",
@@ -140,6 +164,8 @@ COMPARED_METRICS = (KERNEL_INIT_S, USERSPACE_S)
 # Every export names these, even when a boot did not reach them (value None).
 EXPORT_METRICS = SUMMARY_METRICS
 # A kexec reboot's metrics, in the order reports show them.
+LATENCY_METRICS = (LATENCY_MAX_US, LATENCY_P99_US, LATENCY_P999_US)
+
 KEXEC_METRICS = (KEXEC_DOWNTIME_S, KEXEC_BLIND_S, KEXEC_LOAD_S, KERNEL_INIT_S)
 # The metric that decides --until precise for a boot run (seed 000 times the boot to the shell).
 BOOT_STOP_METRIC = USERSPACE_S

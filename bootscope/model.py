@@ -145,6 +145,10 @@ class Metrics:
     initrd_s: float | None = None
     systemd_userspace_s: float | None = None
     login_prompt_s: float | None = None
+    # Latency workload (bootscope latency run): the worst thread of one tool run, in us.
+    latency_max_us: float | None = None
+    latency_p99_us: float | None = None
+    latency_p999_us: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,6 +54,10 @@ def _register() -> None:
 
     app.add_typer(image_cmd.app)
 
+    from bootscope.cli import latency_cmd
+
+    app.add_typer(latency_cmd.app)
+
     from bootscope.cli import run_cmd, runs_cmd
 
     app.command("run")(run_cmd.run)
