@@ -149,6 +149,11 @@ _TABLE = (
 REGISTRY: dict[str, Metric] = {metric.name: metric for metric in _TABLE}
 DEFINITIONS: dict[str, str] = {metric.name: metric.definition for metric in _TABLE}
 UNITS: dict[str, str] = {metric.name: metric.unit for metric in _TABLE}
+# The metrics a boot's console gives (a boot, a kexec reboot, a full userspace boot): what analyze
+# reports for a log. A latency run's metrics come from a tool's output, never from a boot log.
+BOOT_LOG_DEFINITIONS: dict[str, str] = {
+    metric.name: metric.definition for metric in _TABLE if {"boot", "kexec"} & set(metric.workloads)
+}
 
 # What a QEMU boot stores per boot (read from its breakdown), and the subsets the end-of-run summary
 # shows and compares. host_wall_s is summarised but not compared: it also holds firmware and QEMU
@@ -163,9 +168,9 @@ SUMMARY_METRICS = (KERNEL_INIT_S, USERSPACE_S, HOST_WALL_S)
 COMPARED_METRICS = (KERNEL_INIT_S, USERSPACE_S)
 # Every export names these, even when a boot did not reach them (value None).
 EXPORT_METRICS = SUMMARY_METRICS
-# A kexec reboot's metrics, in the order reports show them.
+# A latency run's metrics (each run's own histogram), in the order reports show them.
 LATENCY_METRICS = (LATENCY_MAX_US, LATENCY_P99_US, LATENCY_P999_US)
-
+# A kexec reboot's metrics, in the order reports show them.
 KEXEC_METRICS = (KEXEC_DOWNTIME_S, KEXEC_BLIND_S, KEXEC_LOAD_S, KERNEL_INIT_S)
 # The metric that decides --until precise for a boot run (seed 000 times the boot to the shell).
 BOOT_STOP_METRIC = USERSPACE_S

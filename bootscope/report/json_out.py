@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import IO, Any
 
 import bootscope
-from bootscope.metrics import DEFINITIONS
+from bootscope.metrics import BOOT_LOG_DEFINITIONS
 from bootscope.model import Breakdown, Initcall
 
 SCHEMA_VERSION = 1
@@ -41,7 +41,7 @@ def breakdown_to_dict(b: Breakdown) -> dict[str, Any]:
             "arch": identity.arch,
             "memory_kb": identity.memory_kb,
         },
-        "metrics": {name: _s(getattr(metrics, name, None)) for name in DEFINITIONS},
+        "metrics": {name: _s(getattr(metrics, name, None)) for name in BOOT_LOG_DEFINITIONS},
         "milestones": {name: _s(t) for name, t in b.milestones.items()},
         "phases": [
             {
@@ -98,7 +98,7 @@ def _tool() -> dict[str, Any]:
         "name": "bootscope",
         "version": bootscope.__version__,
         "schema": SCHEMA_VERSION,
-        "metric_definitions": dict(DEFINITIONS),
+        "metric_definitions": dict(BOOT_LOG_DEFINITIONS),
     }
 
 

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from bootscope.metrics import DEFINITIONS
+from bootscope.metrics import BOOT_LOG_DEFINITIONS
 from bootscope.model import Breakdown
 from bootscope.report.text_cells import bar as _bar
 from bootscope.report.text_cells import clean as _clean
@@ -57,7 +57,7 @@ def _metrics(b: Breakdown, console: Console) -> None:
     table.add_column("metric")
     table.add_column("value (s)", justify="right")
     table.add_column("definition")
-    for name, definition in DEFINITIONS.items():
+    for name, definition in BOOT_LOG_DEFINITIONS.items():
         value = getattr(b.metrics, name, None)
         table.add_row(name, _s(value) if value is not None else "not in this log", definition)
     console.print(table)

@@ -89,9 +89,9 @@ def _identity(b: Breakdown, console: Console) -> None:
 
 
 def _metrics(b: Breakdown, console: Console) -> None:
-    from bootscope.metrics import DEFINITIONS
+    from bootscope.metrics import BOOT_LOG_DEFINITIONS
 
-    present = [(name, getattr(b.metrics, name, None)) for name in DEFINITIONS]
+    present = [(name, getattr(b.metrics, name, None)) for name in BOOT_LOG_DEFINITIONS]
     table = Table(title="Metrics (s)", title_justify="left")
     table.add_column("metric", no_wrap=True)
     table.add_column("value s", justify="right", no_wrap=True)
