@@ -60,6 +60,15 @@ _CHAIN_RE = re.compile(
     rf"(?: @(?P<at>{SPAN}))?(?: \+(?P<took>{SPAN}))?\s*$"
 )
 _SHOW_RE = re.compile(r"^([A-Za-z]+)=(.*)$")
+# The job status messages PID 1 logs per unit (src/core/service.c, mount.c, swap.c, ...
+# status_message_formats; src/core/job.c job_emit_done_message for the failures): a unit is being
+# started from "Starting"/"Mounting"/"Activating swap" until its "Started"/"Finished"/"Mounted"/
+# "Activated swap"/"Failed to start"/"Dependency failed for" line.
+UNIT_STARTING_RE = re.compile(r"^systemd\[1\]: (?:Starting|Mounting|Activating swap) (\S+?)(?: - |\.\.\.|$)")
+UNIT_DONE_RE = re.compile(
+    r"^systemd\[1\]: (?:Started|Finished|Mounted|Activated swap|Failed to start|Failed to mount|"
+    r"Failed to activate swap|Dependency failed for) (\S+?)(?: - |\.$|$)"
+)
 
 
 def span_s(text: str) -> float:
