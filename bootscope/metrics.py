@@ -191,3 +191,28 @@ def unit_of(name: str) -> str:
     """Return the unit symbol of ``name``, ``s`` for a name not registered (e.g. a user's column)."""
     entry = REGISTRY.get(name)
     return entry.unit if entry is not None else "s"
+
+
+# A named unit's activation time: ``unit:systemd-udevd.service`` (no registry entry: any unit name).
+UNIT_METRIC_PREFIX = "unit:"
+
+
+def unit_metric(name: str) -> str | None:
+    """Return the unit named by a metric ``unit:NAME`` (``unit:systemd-udevd.service``), None when
+    ``name`` is not a unit metric. Raises ValueError for ``unit:`` with no unit name."""
+    if not name.startswith(UNIT_METRIC_PREFIX):
+        return None
+    unit = name.removeprefix(UNIT_METRIC_PREFIX).strip()
+    if not unit:
+        raise ValueError(f"{name!r} names no unit; give unit:NAME.service")
+    return unit
+
+
+def unit_definition(unit: str) -> str:
+    """Return the definition of ``unit:UNIT``, the unit's activation time in seconds."""
+    return (
+        f"guest monotonic time (systemd's clock, the kernel's printk clock) from {unit}'s "
+        "InactiveExitTimestampMonotonic (activating) to its ActiveEnterTimestampMonotonic (active), as "
+        "bootscope-collect.service printed them after the boot; boots where it never became active "
+        "are left out."
+    )

@@ -179,6 +179,20 @@ class UnitSpan:
     deactivating_s: float | None = None
     inactive_s: float | None = None
 
+    @property
+    def start_s(self) -> float | None:
+        """When the unit started activating (s), or became active where systemd has no activating
+        time (an instant unit: a target, a device); None where it has neither."""
+        return self.activating_s if self.activating_s is not None else self.active_s
+
+    @property
+    def activation_s(self) -> float | None:
+        """How long the unit took from activating to active (s); None where it never became active
+        or systemd has no activating time."""
+        if self.activating_s is None or self.active_s is None or self.active_s < self.activating_s:
+            return None
+        return self.active_s - self.activating_s
+
 
 @dataclass(frozen=True, slots=True)
 class ChainLink:

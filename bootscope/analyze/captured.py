@@ -18,7 +18,7 @@ from bootscope.analyze.breakdown import analyze_boot
 from bootscope.analyze.systemd import systemd_accounting, userspace_times
 from bootscope.errors import ParseError
 from bootscope.metrics import KERNEL_INIT_S
-from bootscope.model import Breakdown, LogLine, SystemdAccounting
+from bootscope.model import Breakdown, LogLine, SystemdAccounting, UnitSpan
 from bootscope.parse import parse_captured
 
 # Firmware's terminal resets (ESC c, ESC [2J) can share a line with the marker when the kernel is
@@ -32,8 +32,9 @@ NO_TIMED_LINE = f"no timed kernel line, so no {KERNEL_INIT_S}"
 
 @dataclass(frozen=True, slots=True)
 class CapturedAnalysis:
-    """A captured boot's breakdown, the parser's format name and warnings, and a note for the user
-    (non-empty when part of the boot could not be timed)."""
+    """A captured boot's breakdown, the parser's format name and warnings, a note for the user
+    (non-empty when part of the boot could not be timed), its lines and, for a full userspace boot,
+    what systemd's collector printed."""
 
     breakdown: Breakdown
     format: str
@@ -41,6 +42,12 @@ class CapturedAnalysis:
     note: str
     lines: tuple[LogLine, ...] = ()
     systemd: SystemdAccounting | None = None
+
+    @property
+    def units(self) -> tuple[UnitSpan, ...]:
+        """The boot's systemd units with their activating/active times (s, systemd's monotonic
+        clock, which is the kernel's printk clock); empty where no collector printed them."""
+        return self.systemd.units if self.systemd is not None else ()
 
 
 def terminal_text(text: str) -> str:

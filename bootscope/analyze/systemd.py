@@ -21,6 +21,8 @@ from bootscope.parse.patterns import BY_NAME
 from bootscope.parse.systemd import (
     STARTUP_FINISHED_RE,
     SYSTEMD_START_RE,
+    UNIT_DONE_RE,
+    UNIT_STARTING_RE,
     parse_blame,
     parse_critical_chain,
     parse_failed,
@@ -106,3 +108,45 @@ def systemd_accounting(lines: Sequence[LogLine]) -> SystemdAccounting | None:
         failed=parse_failed(sections.get("failed", [])),
         complete=complete,
     )
+
+
+def still_starting(lines: Sequence[LogLine]) -> tuple[str, ...]:
+    """Return the units PID 1 said it was starting (``Starting X...``, ``Mounting X...``) with no
+    later line saying they started, finished or failed, in the order they began."""
+    pending: dict[str, None] = {}
+    for line in lines:
+        if line.guest_s is None or "systemd[1]: " not in line.text:
+            continue
+        begun = UNIT_STARTING_RE.match(line.text)
+        if begun:
+            pending[begun.group(1)] = None
+            continue
+        done = UNIT_DONE_RE.match(line.text)
+        if done:
+            pending.pop(done.group(1), None)
+    return tuple(pending)
+
+
+def fault_note(lines: Sequence[LogLine], accounting: SystemdAccounting | None, timed_out: bool) -> str:
+    """Return what a full userspace boot's record should say about how it went wrong: for a boot
+    that timed out, the units still starting and the console's last lines; for a collector that found
+    the boot not finished, that (with systemd's state). Empty when there is nothing to say."""
+    parts: list[str] = []
+    if timed_out:
+        starting = still_starting(lines)
+        if starting:
+            parts.append("still starting: " + ", ".join(starting[-3:]))
+        last = [line.text.strip()[:120] for line in lines if line.text.strip()][-LAST_LINES:]
+        if last:
+            parts.append("last lines: " + " | ".join(last))
+    time = accounting.time if accounting is not None else None
+    if time is not None and not time.finished:
+        state = accounting.state if accounting is not None and accounting.state else "unknown"
+        parts.append(f"systemd: Bootup is not yet finished (state {state})")
+    if accounting is not None and accounting.failed:
+        parts.append("failed units: " + ", ".join(accounting.failed))
+    return "; ".join(parts)
+
+
+# How many console lines a timed-out boot's record quotes.
+LAST_LINES = 3

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gc
+import io
+import json
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -75,41 +77,70 @@ def analyze(
         if as_json and len(logs) > 1:
             sys.stdout.write("[")
         for position, path in enumerate(logs):
-            source = read_text_lines(path)
-            stream = scan_boots(source.blocks(BLOCK_BYTES), fmt)
-            if as_json:
-                if position:
-                    sys.stdout.write(",\n")
-
-                def finish(
-                    stream: BlockBoots | LineBoots = stream, source: TextSource = source
-                ) -> tuple[str, int, list[str], int]:
-                    return (
-                        stream.format,
-                        stream.boot_count,
-                        _warnings(stream, source),
-                        source.undecodable_bytes,
-                    )
-
-                write_analysis_document(sys.stdout, path, _selected(stream, boot, top, marker), finish)
-            else:
-                try:
-                    chosen = show_boots(
-                        stream, out, boot=boot, top_n=top, marker=marker, title=path, verbose=verbose
-                    )
-                except ParseError:
-                    # no line is timed: show what the text still says, then the one-line error (exit 5)
-                    render_untimed(read_untimed(read_text_lines(path)), out, top, title=path)
-                    raise
-                out.print(
-                    Text(
-                        f"{path}: format {stream.format}, {stream.boot_count} boot(s), showing boot {chosen}"
-                    )
+            if as_json and position:
+                sys.stdout.write(",\n")
+            # A file's JSON is built aside: a file that turns out to hold no kernel timestamp may be
+            # pasted systemd-analyze output, whose document replaces the half-written one.
+            document = io.StringIO() if as_json else None
+            try:
+                _analyze_file(
+                    path, out, document, fmt=fmt, boot=boot, top=top, marker=marker, verbose=verbose
                 )
-            for message in _warnings(stream, source):
-                print(f"bootscope: warning: {message}", file=sys.stderr)
+            except ParseError:
+                if not _systemd_text(path, out, document, top):
+                    if document is None:
+                        # no line is timed: show what the text still says, then the one-line error (exit 5)
+                        render_untimed(read_untimed(read_text_lines(path)), out, top, title=path)
+                    raise
+            if document is not None:
+                sys.stdout.write(document.getvalue())
         if as_json and len(logs) > 1:
             sys.stdout.write("]\n")
+
+
+def _analyze_file(
+    path: str,
+    out: Console,
+    document: io.StringIO | None,
+    *,
+    fmt: str,
+    boot: int | None,
+    top: int,
+    marker: str | None,
+    verbose: bool,
+) -> None:
+    source = read_text_lines(path)
+    stream = scan_boots(source.blocks(BLOCK_BYTES), fmt)
+    if document is not None:
+
+        def finish() -> tuple[str, int, list[str], int]:
+            return (stream.format, stream.boot_count, _warnings(stream, source), source.undecodable_bytes)
+
+        write_analysis_document(document, path, _selected(stream, boot, top, marker), finish)
+    else:
+        chosen = show_boots(stream, out, boot=boot, top_n=top, marker=marker, title=path, verbose=verbose)
+        out.print(Text(f"{path}: format {stream.format}, {stream.boot_count} boot(s), showing boot {chosen}"))
+    for message in _warnings(stream, source):
+        print(f"bootscope: warning: {message}", file=sys.stderr)
+
+
+def _systemd_text(path: str, out: Console, document: io.StringIO | None, top: int) -> bool:
+    """Show ``path`` as pasted systemd-analyze output; False when it holds none (the caller then
+    reports the log as untimed)."""
+    from bootscope.parse.systemd import parse_analyze_output
+    from bootscope.report.systemd_text import render_systemd, systemd_json
+
+    accounting = parse_analyze_output(read_text_lines(path))
+    if accounting is None:
+        return False
+    if document is not None:
+        document.seek(0)
+        document.truncate()
+        document.write(json.dumps(systemd_json(accounting, path)) + "\n")
+    else:
+        out.rule(Text(f"{path}: systemd-analyze output"), style="bold")
+        render_systemd(accounting, out, top)
+    return True
 
 
 @contextmanager

@@ -28,9 +28,27 @@ def _definitions() -> dict[str, str]:
 
 
 def _check_metric(metric: str) -> None:
+    from bootscope.metrics import unit_metric
+
     known = _definitions()
-    if metric not in known:
-        raise InputError(f"unknown metric {metric!r}; known metrics: {', '.join(known)}")
+    try:
+        if metric not in known and unit_metric(metric) is None:
+            known_list = ", ".join(known)
+            raise InputError(f"unknown metric {metric!r}; known metrics: {known_list}, unit:NAME.service")
+    except ValueError as error:
+        raise InputError(str(error)) from None
+
+
+def _definition(metric: str) -> str:
+    from bootscope.metrics import unit_definition, unit_metric
+
+    try:
+        unit = unit_metric(metric)
+    except ValueError:
+        unit = None
+    if unit is not None:
+        return unit_definition(unit)
+    return _definitions().get(metric, "numbers given by the user (definition not stated)")
 
 
 def compare(
@@ -45,7 +63,7 @@ def compare(
     b_logs: Annotated[Path | None, typer.Option("--b-logs", help="Side b: a directory of boot logs.")] = None,
     baseline: Annotated[str | None, typer.Option(help="RUN's variant to compare the others with.")] = None,
     metric: Annotated[
-        str | None, typer.Option(help=f"Metric to compare [default: {DEFAULT_METRIC}].")
+        str | None, typer.Option(help=f"Metric to compare, or unit:NAME.service [default: {DEFAULT_METRIC}].")
     ] = None,
     db: options.Db = DEFAULT_DB,
     alpha: Annotated[float, typer.Option(help="Significance level.")] = ALPHA,
@@ -130,6 +148,8 @@ def compare(
                 raise InputError("give both --a-logs and --b-logs")
             metric_name = metric or DEFAULT_METRIC
             _check_metric(metric_name)
+            if metric_name not in _definitions():
+                raise InputError(f"--metric {metric_name}: a unit's time is compared on a stored run only")
             side_a, side_b = (_log_values(path, metric_name, factor) for path in (a_logs, b_logs))
             names = (a_logs.name or "a", b_logs.name or "b")
         elif chosen[0] == "--a-file/--b-file":
@@ -143,7 +163,7 @@ def compare(
             side_a, side_b = parse_numbers(a, "--a"), parse_numbers(b, "--b")
             metric_name, names = metric or "value", ("a", "b")
         comparisons = compare_many(side_a, {names[1]: side_b}, metric_name, unit, settings, names[0])
-    definition = _definitions().get(metric_name, "numbers given by the user (definition not stated)")
+    definition = _definition(metric_name)
     _emit(comparisons, definition, fmt)
     slower = [c.b.name for c in comparisons if c.verdict == SLOWER]
     if fail_on == "slower" and slower:

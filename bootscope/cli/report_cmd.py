@@ -115,7 +115,7 @@ def trace(
     """Write one boot as Chrome trace event JSON (open it in ui.perfetto.dev or chrome://tracing)."""
     _, fmt = resolve_formats(output_format, input_format, ("json",), "json")
     view = _boot_of(logs, run, db, boot, fmt)
-    _write(output, render_trace(view.breakdown, view.lines, view.label))
+    _write(output, render_trace(view.breakdown, view.lines, view.label, view.units))
     error_console().print(f"wrote {escape(str(output))} ({escape(view.label)})")
 
 

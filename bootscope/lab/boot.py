@@ -15,13 +15,14 @@ from typing import Any, ClassVar
 
 from bootscope import defaults
 from bootscope.analyze.captured import analyze_captured, user_marker
+from bootscope.analyze.systemd import fault_note
 from bootscope.errors import BootscopeError, InputError
 from bootscope.lab.plan import Plan, VariantSpec, plan_from_dict
 from bootscope.lab.schedule import Slot
 from bootscope.lab.target import Target
 from bootscope.lab.workload import RunSettings, SlotRun
 from bootscope.metrics import BOOT_METRICS, BOOT_STOP_METRIC, IMAGE_METRICS
-from bootscope.model import Boot
+from bootscope.model import Boot, Outcome
 from bootscope.sources.accel import AccelChoice
 from bootscope.sources.disk import disk_format
 from bootscope.sources.image import Image
@@ -30,11 +31,17 @@ from bootscope.store.records import BootRecord, VariantRecord
 
 
 def measure(
-    boot: Boot, marker: str, release_hint: str | None, names: tuple[str, ...] = BOOT_METRICS
+    boot: Boot,
+    marker: str,
+    release_hint: str | None,
+    names: tuple[str, ...] = BOOT_METRICS,
+    *,
+    full_userspace: bool = False,
 ) -> tuple[dict[str, float | None], str | None, str]:
     """Return (the metrics ``names`` in seconds, kernel release, note) for one boot; ``marker`` is the
-    variant's marker regex. The note says why a boot could not be (fully) analysed. Never raises for
-    a bad log."""
+    variant's marker regex. The note says why a boot could not be (fully) analysed and, for a
+    ``full_userspace`` boot (a system image), the units still starting and the last lines of one that
+    timed out, "Bootup is not yet finished" and failed units. Never raises for a bad log."""
     try:
         analysis = analyze_captured(
             boot.lines, host_start_ns=boot.host_start_ns, marker_regex=user_marker(marker)
@@ -42,7 +49,12 @@ def measure(
     except BootscopeError as error:
         return {}, release_hint, f"not analysed: {error}"
     metrics = {name: getattr(analysis.breakdown.metrics, name) for name in names}
-    return metrics, analysis.breakdown.identity.release or release_hint, analysis.note
+    note = analysis.note
+    if full_userspace:
+        # Say which unit held the boot up, that systemd had not finished, which units failed.
+        fault = fault_note(analysis.lines, analysis.systemd, boot.outcome is Outcome.TIMEOUT)
+        note = "; ".join(part for part in (note, fault) if part)
+    return metrics, analysis.breakdown.identity.release or release_hint, note
 
 
 @dataclass(slots=True)
@@ -211,7 +223,9 @@ class BootWorkload:
         if run.cancelled():
             raise KeyboardInterrupt
         names = BOOT_METRICS + IMAGE_METRICS if variant.image else BOOT_METRICS
-        metrics, release, note = measure(boot, variant.marker, self.releases[variant.name], names)
+        metrics, release, note = measure(
+            boot, variant.marker, self.releases[variant.name], names, full_userspace=bool(variant.image)
+        )
         record = BootRecord(
             variant=variant.name,
             index=run.first_index,

@@ -6,7 +6,9 @@ Each boot prints the lines bootscope reads from a real console (``Linux version`
 virtual host clock that advances by the guest's time, so nothing sleeps. Times come from the
 command line: ``fake.init_ms=N`` sets the kernel's time to init (default 1000 ms), ``fake.fail=panic``
 or ``fake.fail=timeout`` makes the boot fail, and a seeded jitter of ``jitter_ms`` is added per boot.
-A kexec chain stops with a load error at the hop named by ``fake.kexec_fail_hop=K``.
+A kexec chain stops with a load error at the hop named by ``fake.kexec_fail_hop=K``. With a login
+marker, ``fake.unit_ms=NAME:MS`` adds what an image's collector prints after the prompt: the unit
+``NAME`` activating for MS ms (plus the jitter), on systemd's clock.
 """
 
 from __future__ import annotations
@@ -129,6 +131,12 @@ class FakeTarget:
                     LogLine(f"{defaults.MARKER_PREFIX} {name} uptime={uptime:.2f} hop={hop}", host_ns=host_ns)
                 )
             host_ns += _FIRMWARE_NS
+        if (
+            outcome is Outcome.OK
+            and "fake.unit_ms" in params
+            and config.marker_regex != defaults.MARKER_PREFIX
+        ):
+            lines += _collector_lines(params["fake.unit_ms"], rng.uniform(0, self.jitter_ms / 1000), host_ns)
         for line in lines:
             if self.line_hook is not None:
                 self.line_hook(line)
@@ -170,3 +178,23 @@ def _kernel_lines(
     lines.append(LogLine(f"{defaults.MARKER_PREFIX}{name} uptime={uptime_s:.3f}{suffix}", host_ns=host_ns))
     lines.append(LogLine("fake login: ", host_ns=host_ns + 1_000_000))
     return lines, host_ns
+
+
+def _collector_lines(unit_ms: str, jitter_s: float, host_ns: int) -> list[LogLine]:
+    """Return a collector block (as bootscope-collect.service prints it) in which the unit of
+    ``NAME:MS`` takes MS ms plus ``jitter_s`` to activate, starting 2 s after the kernel did."""
+    unit, _, ms = unit_ms.partition(":")
+    activating_us = 2_000_000
+    active_us = activating_us + round((float(ms or "0") / 1000 + jitter_s) * 1e6)
+    texts = [
+        defaults.COLLECT_BEGIN,
+        f"{defaults.COLLECT_SECTION} state",
+        "running",
+        f"{defaults.COLLECT_SECTION} units",
+        f"Id={unit}",
+        f"InactiveExitTimestampMonotonic={activating_us}",
+        f"ActiveEnterTimestampMonotonic={active_us}",
+        "",
+        defaults.COLLECT_END,
+    ]
+    return [LogLine(text, host_ns=host_ns + 2_000_000 + i) for i, text in enumerate(texts)]

@@ -101,10 +101,18 @@ def values_from_logs(directory: Path, metric: str) -> LogValues:
 
 def values_from_run(store: Store, run: str, metric: str, baseline: str | None) -> RunValues:
     """Return the ok samples of ``metric`` per variant of the stored run ``run`` (an id or
-    ``latest``), ``baseline`` (default: the first variant) first. Raises InputError for a run with
-    fewer than two variants, an unknown baseline or no sample at all; StoreError for an unknown run."""
+    ``latest``), ``baseline`` (default: the first variant) first. ``unit:NAME`` is a unit's
+    activation time (s), read from each boot's console through the one stored-boot analysis. Raises
+    InputError for a run with fewer than two variants, an unknown baseline or no sample at all;
+    StoreError for an unknown run."""
+    from bootscope.metrics import unit_metric
+
     record = store.experiment(run)
-    samples = store.samples(record.id, metric)
+    try:
+        unit = unit_metric(metric)
+    except ValueError as error:
+        raise InputError(str(error)) from None
+    samples = store.samples(record.id, metric) if unit is None else unit_samples(store, record.id, unit)
     names = [v.name for v in record.variants] or list(samples)
     if len(names) < 2:
         raise InputError(f"run {record.id} has {len(names)} variant(s); compare needs two or more")
@@ -115,3 +123,22 @@ def values_from_run(store: Store, run: str, metric: str, baseline: str | None) -
         raise InputError(f"no ok boot of run {record.id} reached {metric}")
     ordered = {base: samples.get(base, [])} | {n: samples.get(n, []) for n in names if n != base}
     return RunValues(record.id, base, ordered)
+
+
+def unit_samples(store: Store, run: int, unit: str) -> dict[str, list[float]]:
+    """Return variant -> ``unit``'s activation time (s, active minus activating on systemd's clock)
+    in each ok, final, measured boot of ``run`` whose collector printed it, in run order. Every
+    variant is a key. Raises StoreError for an unknown run."""
+    from bootscope.lab.stored import analyze_stored_boot  # the analysis stack: only for unit metrics
+
+    record = store.experiment(run)
+    boots = store.boots(record.id)
+    result: dict[str, list[float]] = {variant.name: [] for variant in record.variants}
+    for boot in boots:
+        if boot.superseded or boot.outcome != "ok" or boot.warmup:
+            continue
+        analysis = analyze_stored_boot(store, record.id, boot.index, records=boots).analysis
+        took = next((u.activation_s for u in analysis.units if u.unit == unit), None)
+        if took is not None:
+            result.setdefault(boot.variant, []).append(took)
+    return result

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bootscope.analyze.breakdown import analyze_boot
+from bootscope.analyze.systemd import systemd_accounting
 from bootscope.errors import InputError, StatsError
 from bootscope.lab.stored import analyze_stored_boot
 from bootscope.metrics import EXPORT_METRICS, KEXEC_METRICS, unit_of
@@ -35,7 +36,9 @@ def boots_from_logs(paths: Sequence[Path], fmt: str = "auto") -> list[BootView]:
         parsed = parse_log(read_text_lines(str(path)), fmt)
         for number, lines in enumerate(parsed.boots, start=1):
             label = path.name if len(parsed.boots) == 1 else f"{path.name} boot {number}"
-            views.append(BootView(label, analyze_boot(lines), tuple(lines)))
+            accounting = systemd_accounting(lines)  # a console capture may hold the collector's block
+            units = accounting.units if accounting is not None else ()
+            views.append(BootView(label, analyze_boot(lines), tuple(lines), units))
     if not views:
         raise InputError(f"no boot found in {', '.join(str(p) for p in paths)}")
     return views
@@ -57,7 +60,7 @@ def stored_boot(store: Store, exp_id: int, index: int, records: Sequence[BootRec
     command analyses it (:func:`bootscope.lab.stored.analyze_stored_boot`: its variant's marker, the
     console's escape sequences dropped). Raises StoreError if there is no such boot."""
     stored = analyze_stored_boot(store, exp_id, index, records=records)
-    return BootView(stored.label, stored.analysis.breakdown, stored.analysis.lines)
+    return BootView(stored.label, stored.analysis.breakdown, stored.analysis.lines, stored.analysis.units)
 
 
 def _outcome(value: str) -> Outcome:

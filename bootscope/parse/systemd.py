@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from bootscope.errors import ParseError
-from bootscope.model import ChainLink, SystemdTime, UnitSpan
+from bootscope.model import ChainLink, SystemdAccounting, SystemdTime, UnitSpan
 
 # src/core/main.c log_execution_mode(): PID 1 names its version and mode when it starts (again
 # after switch-root, so the last such line is the real root's systemd).
@@ -60,6 +60,15 @@ _CHAIN_RE = re.compile(
     rf"(?: @(?P<at>{SPAN}))?(?: \+(?P<took>{SPAN}))?\s*$"
 )
 _SHOW_RE = re.compile(r"^([A-Za-z]+)=(.*)$")
+# The job status messages PID 1 logs per unit (src/core/service.c, mount.c, swap.c, ...
+# status_message_formats; src/core/job.c job_emit_done_message for the failures): a unit is being
+# started from "Starting"/"Mounting"/"Activating swap" until its "Started"/"Finished"/"Mounted"/
+# "Activated swap"/"Failed to start"/"Dependency failed for" line.
+UNIT_STARTING_RE = re.compile(r"^systemd\[1\]: (?:Starting|Mounting|Activating swap) (\S+?)(?: - |\.\.\.|$)")
+UNIT_DONE_RE = re.compile(
+    r"^systemd\[1\]: (?:Started|Finished|Mounted|Activated swap|Failed to start|Failed to mount|"
+    r"Failed to activate swap|Dependency failed for) (\S+?)(?: - |\.$|$)"
+)
 
 
 def span_s(text: str) -> float:
@@ -170,3 +179,19 @@ def _unit_span(block: dict[str, str]) -> UnitSpan | None:
 def parse_failed(lines: Sequence[str]) -> tuple[str, ...]:
     """Return the unit names of ``systemctl list-units --failed --plain --no-legend``."""
     return tuple(line.split()[0] for line in lines if line.strip() and "." in line.split()[0])
+
+
+def parse_analyze_output(lines: Iterable[str]) -> SystemdAccounting | None:
+    """Return what pasted ``systemd-analyze time``, ``blame`` and ``critical-chain`` output holds, in
+    any order and with terminal text around it (prompts, other commands' output, a list cut short);
+    None when the text holds none of the three. ``state`` is None (nobody asked systemd) and
+    ``complete`` True. Never raises."""
+    text = [line.rstrip("\r\n") for line in lines]
+    time = parse_time(text)
+    blame = parse_blame(text)
+    chain = parse_critical_chain(text)
+    if time is None and not blame and not chain:
+        return None
+    return SystemdAccounting(
+        state=None, time=time, blame=blame, critical_chain=chain, units=(), failed=(), complete=True
+    )

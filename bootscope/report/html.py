@@ -24,6 +24,7 @@ from bootscope.report.views import (
     BootView,
     delta_rows,
     drawable_initcalls,
+    drawable_units,
     gap_sentence,
     initcall_lane,
     line_gaps,
@@ -34,6 +35,9 @@ MAX_GAP_BARS = 2000
 # Plotly draws each bar as an SVG element; past a few thousand the page takes tens of seconds to
 # open (41 074 initcall bars: 45 s in headless chromium), so only the longest are drawn.
 MAX_INITCALL_BARS = 3000
+# One lane per unit, as `systemd-analyze plot` draws them; a system with more units keeps the
+# longest-activating ones (a Debian image has about 80 started units, a desktop a few hundred).
+MAX_UNIT_LANES = 400
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +160,19 @@ def boot_data(view: BootView) -> dict[str, Any]:
             "all": len(gaps),
         },
         "lines": {"t": [line.guest_s for line in view.lines], "x": [line.text for line in view.lines]},
+        "units": unit_rows(view),
+        "units_all": len(drawable_units(view.units)),
     }
+
+
+def unit_rows(view: BootView) -> list[list[Any]]:
+    """Return the unit lanes' rows, ``[unit, start s, active s or None]`` in start order (systemd's
+    monotonic seconds, the kernel's printk clock): at most MAX_UNIT_LANES, the longest-activating."""
+    units = drawable_units(view.units)
+    if len(units) > MAX_UNIT_LANES:
+        keep = set(sorted(units, key=lambda u: u.activation_s or 0.0, reverse=True)[:MAX_UNIT_LANES])
+        units = tuple(u for u in units if u in keep)
+    return [[u.unit, u.start_s, u.active_s] for u in units]
 
 
 def _page(title: str, body: str, data: Mapping[str, Any]) -> str:
@@ -179,7 +195,8 @@ def _boot_sections(view: BootView, anchor: str = "") -> list[str]:
         tables.metrics_table(bd),
         '<section><h2 id="timeline-title">Timeline</h2>'
         '<p class="hint">Drag to zoom, double-click to reset, hover a bar for its log line. '
-        "Shaded: phases; red: the largest silences.</p>"
+        "Shaded: phases; red: the largest silences. A full userspace boot adds one lane per systemd unit "
+        "(activating to active, on the same clock).</p>"
         '<div id="timeline" class="chart"></div></section>',
         "<section><h2>Time until the next line</h2>"
         f'<p id="gap-sentence" class="sentence">{escape(sentence)}</p>'

@@ -11,8 +11,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from bootscope.model import Breakdown, LogLine
-from bootscope.report.views import drawable_initcalls, initcall_lane
+from bootscope.model import Breakdown, LogLine, UnitSpan
+from bootscope.report.views import drawable_initcalls, drawable_units, initcall_lane
 
 Event = dict[str, Any]
 
@@ -21,6 +21,7 @@ PID_BOOT = 1  # phases, milestones, largest gaps
 PID_INITCALLS = 2  # one lane per kernel pid that ran initcalls
 PID_CPUS = 3  # one lane per secondary CPU
 PID_CONSOLE = 4  # every log line as an instant event
+PID_UNITS = 5  # systemd's units, activating -> active (a full userspace boot)
 
 _TID_PHASES = 1
 _TID_GAPS = 2
@@ -50,10 +51,14 @@ class _Lanes:
         raise AssertionError("no lane given")  # pragma: no cover - callers pass an open-ended range
 
 
-def trace_events(breakdown: Breakdown, lines: Sequence[LogLine], label: str = "boot") -> list[Event]:
-    """Return the trace events of one boot: metadata, phases, initcalls, CPU bring-up, gaps, lines.
+def trace_events(
+    breakdown: Breakdown, lines: Sequence[LogLine], label: str = "boot", units: Sequence[UnitSpan] = ()
+) -> list[Event]:
+    """Return the trace events of one boot: metadata, phases, initcalls, CPU bring-up, gaps, systemd
+    units (activating -> active slices on the "systemd units" track), lines.
 
-    Times are guest printk seconds converted to microseconds. Untimed lines are placed at the time of
+    Times are guest printk seconds converted to microseconds (systemd's monotonic clock is the same
+    clock). Untimed lines are placed at the time of
     the last timed line before them (0 at the start) with ``args.untimed = true``. Never raises on a
     well-formed Breakdown.
     """
@@ -81,6 +86,10 @@ def trace_events(breakdown: Breakdown, lines: Sequence[LogLine], label: str = "b
     name_process(PID_INITCALLS, f"{label}: initcalls", 2)
     name_process(PID_CPUS, f"{label}: CPU bring-up", 3)
     name_process(PID_CONSOLE, f"{label}: console", 4)
+    drawn_units = drawable_units(units)
+    if drawn_units:
+        name_process(PID_UNITS, f"{label}: systemd units", 5)
+        thread_names[(PID_UNITS, 1)] = "systemd units"
     thread_names[(PID_BOOT, _TID_PHASES)] = "phases"
     thread_names[(PID_BOOT, _TID_GAPS)] = "largest gaps"
     thread_names[(PID_CONSOLE, 1)] = "log lines"
@@ -113,6 +122,11 @@ def trace_events(breakdown: Breakdown, lines: Sequence[LogLine], label: str = "b
         thread_names.setdefault((PID_CPUS, cpu.cpu), f"CPU {cpu.cpu}")
         args = {"total_cycles": cpu.total_cycles} if cpu.total_cycles is not None else {}
         spans.append((cpu.start_s, cpu.duration_s, f"CPU {cpu.cpu} up", "cpu", PID_CPUS, [cpu.cpu], args))
+
+    for unit in drawn_units:
+        assert unit.start_s is not None
+        args = {"activating_s": unit.activating_s, "active_s": unit.active_s}
+        spans.append((unit.start_s, unit.activation_s or 0.0, unit.unit, "unit", PID_UNITS, [1], args))
 
     # Longer first among equal starts, so an enclosing event is placed before what it encloses.
     spans.sort(key=lambda s: (_us(s[0]), -_us(s[1])))
@@ -173,10 +187,12 @@ def trace_events(breakdown: Breakdown, lines: Sequence[LogLine], label: str = "b
     return meta + events
 
 
-def render_trace(breakdown: Breakdown, lines: Sequence[LogLine], label: str = "boot") -> str:
+def render_trace(
+    breakdown: Breakdown, lines: Sequence[LogLine], label: str = "boot", units: Sequence[UnitSpan] = ()
+) -> str:
     """Return the trace as JSON text: ``{"traceEvents": [...], "displayTimeUnit": "ms"}``.
 
     Non-ASCII and control characters are escaped, so the file is plain ASCII whatever the log held.
     """
-    doc = {"traceEvents": trace_events(breakdown, lines, label), "displayTimeUnit": "ms"}
+    doc = {"traceEvents": trace_events(breakdown, lines, label, units), "displayTimeUnit": "ms"}
     return json.dumps(doc, ensure_ascii=True, separators=(",", ":"))

@@ -9,16 +9,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bootscope.model import Breakdown, Initcall, LogLine
+from bootscope.model import Breakdown, Initcall, LogLine, UnitSpan
 
 
 @dataclass(frozen=True, slots=True)
 class BootView:
-    """One boot as the report shows it: a label, its breakdown and its lines (in console order)."""
+    """One boot as the report shows it: a label, its breakdown, its lines (in console order) and, for
+    a full userspace boot, systemd's units (monotonic s, the same clock as the kernel's printk)."""
 
     label: str
     breakdown: Breakdown
     lines: tuple[LogLine, ...]
+    units: tuple[UnitSpan, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,3 +152,10 @@ def delta_rows(a: Breakdown, b: Breakdown, limit: int = 25) -> list[DeltaRow]:
     calls.sort(key=lambda r: (-abs((r.b_s or 0.0) - (r.a_s or 0.0)), r.name))
     rows.extend(calls[:limit])
     return rows
+
+
+def drawable_units(units: Sequence[UnitSpan]) -> tuple[UnitSpan, ...]:
+    """Return the units that have a start on systemd's clock (activating, else active), in start
+    order: what the unit lanes and the trace draw. A unit with no active time is drawn as a point."""
+    started = [u for u in units if u.start_s is not None]
+    return tuple(sorted(started, key=lambda u: u.start_s or 0.0))

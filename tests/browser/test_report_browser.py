@@ -114,3 +114,35 @@ def test_run_report_draws_every_metric(tmp_path: Path, open_page: Any, artifacts
     assert "no marker after 120 s <b>" in page.locator("body").inner_text()
     page.screenshot(path=str(artifacts / "report-run.png"), full_page=True)
     assert opened.errors == [] and opened.requests == [] and opened.dialogs == []
+
+
+def test_unit_lanes_of_a_full_userspace_boot(tmp_path: Path, open_page: Any, artifacts: Path) -> None:
+    from bootscope import defaults
+    from bootscope.analyze.captured import analyze_captured
+    from bootscope.report.views import BootView
+    from tests.captures import load_chain_capture
+
+    boot = load_chain_capture(DATA / "debian-12-image-systemd-tcg.tsv")
+    analysis = analyze_captured(
+        boot.lines, host_start_ns=boot.host_start_ns, marker_regex=defaults.LOGIN_PROMPT
+    )
+    view = BootView("image boot", analysis.breakdown, analysis.lines, analysis.units)
+    path = tmp_path / "image.html"
+    path.write_text(render_boot_report(view, definitions=DEFINITIONS), encoding="utf-8")
+    opened = open_page(path)
+    page = opened.page
+    # the unit bars are the timeline's last bar trace (after phases, initcalls, CPUs and gaps)
+    unit_bars = page.evaluate(
+        "[...document.querySelectorAll('#timeline .barlayer .trace')].pop().querySelectorAll('.point').length"
+    )
+    assert unit_bars == len(analysis.units) == 76
+    ticks = page.evaluate("[...document.querySelectorAll('#timeline .ytick text')].map((t) => t.textContent)")
+    # every unit keeps its label (besides phases, milestones, largest gaps)
+    assert (
+        len(ticks) == 76 + 3
+        and "systemd-logind.service" in ticks
+        and "system-serial\\x2dgetty.slice" in ticks
+    )
+    page.locator("#timeline").scroll_into_view_if_needed()
+    page.screenshot(path=str(artifacts / "report-unit-lanes.png"), full_page=True)
+    assert opened.errors == [] and opened.requests == [] and opened.dialogs == []

@@ -34,7 +34,9 @@
   function drawTimeline(el) {
     const phaseLane = "phases", gapLane = "largest gaps", msLane = "milestones";
     const cpuLanes = boot.cpus.map((c) => "CPU " + c[0]);
-    const lanes = [phaseLane, msLane].concat(boot.lanes, cpuLanes, [gapLane]);
+    const units = boot.units || [];
+    const unitLanes = units.map((u) => esc(u[0]));
+    const lanes = [phaseLane, msLane].concat(boot.lanes, cpuLanes, [gapLane], unitLanes);
     const lineOf = (i) => (i >= 0 ? boot.lines.x[i] : "");
     const phases = {
       type: "bar", orientation: "h", name: "phases", y: boot.phases.map(() => phaseLane),
@@ -75,6 +77,16 @@
       hovertext: boot.milestones.map((m) => "<b>" + esc(m[0]) + "</b><br>" + m[1].toFixed(6) + " s"),
       hoverinfo: "text",
     };
+    // systemd's units, one lane each as `systemd-analyze plot` draws them: activating -> active
+    // (a unit with no active time, or an instant one, is a thin mark at its start).
+    const unitBars = {
+      type: "bar", orientation: "h", name: "systemd units", y: unitLanes, base: units.map((u) => u[1]),
+      x: units.map((u) => (u[2] === null ? 0 : Math.max(u[2] - u[1], 0))),
+      marker: { color: units.map((u) => (u[2] === null ? "#9aa3b5" : "#d1495b")), line: { width: 1, color: "#8c2f3c" } },
+      hovertext: units.map((u) => "<b>" + esc(u[0]) + "</b><br>activating " + u[1].toFixed(6) + " s" +
+        (u[2] === null ? "<br>never active" : " → active " + u[2].toFixed(6) + " s<br>" + dur(u[2] - u[1]))),
+      hoverinfo: "text",
+    };
     timelineShapes = boot.phases.map((p, i) => ({
       type: "rect", xref: "x", yref: "paper", x0: p[1], x1: p[2], y0: 0, y1: 1, layer: "below",
       line: { width: 0 }, fillcolor: PALETTE[i % PALETTE.length], opacity: 0.07,
@@ -90,9 +102,12 @@
     }));
     const layout = {
       font: FONT, barmode: "overlay", showlegend: false, hovermode: "closest", dragmode: "zoom",
-      height: Math.max(300, 100 + 26 * lanes.length), margin: { l: 150, r: 20, t: 10, b: 48 },
+      height: Math.max(300, 100 + 26 * (lanes.length - unitLanes.length) + 17 * unitLanes.length),
+      margin: { l: unitLanes.length ? 270 : 150, r: 20, t: 10, b: 48 },
       xaxis: { title: { text: "time since kernel start (s)" }, zeroline: false, showgrid: true },
-      yaxis: { type: "category", categoryorder: "array", categoryarray: lanes, autorange: "reversed", fixedrange: true },
+      // dtick 1: every lane keeps its label (Plotly thins dense category ticks, and unit lanes are dense)
+      yaxis: { type: "category", categoryorder: "array", categoryarray: lanes, autorange: "reversed", fixedrange: true,
+        dtick: 1, tickfont: { size: unitLanes.length ? 11 : 13 } },
       shapes: timelineShapes, annotations: annotations, hoverlabel: { align: "left", font: { size: 13 } },
     };
     if (calls.length < boot.initcalls_all) {
@@ -100,7 +115,12 @@
         font: { size: 12 }, x: 0.01 };
       layout.margin.t = 30;
     }
-    Plotly.newPlot(el, [phases, initcalls, cpus, gaps, milestones], layout, CONFIG);
+    if (units.length < (boot.units_all || 0)) {
+      layout.title = { text: "the " + units.length + " longest-activating of " + boot.units_all + " units are drawn",
+        font: { size: 12 }, x: 0.01 };
+      layout.margin.t = 30;
+    }
+    Plotly.newPlot(el, [phases, initcalls, cpus, gaps, milestones, unitBars], layout, CONFIG);
     el.on("plotly_click", (ev) => {
       const p = ev.points[0];
       if (p && p.data.name === "initcalls" && p.customdata >= 0 && logApi) logApi.reveal(p.customdata);
