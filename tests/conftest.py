@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings
-from kernel_pin import KernelPinError, pinned_cloud_kernel
+from kernel_pin import TEST_IMAGE, KernelPinError, pinned_cloud_kernel
 from skip_guard import register as register_skip_guard
 
 DATA = Path(__file__).parent / "data"
@@ -52,7 +52,6 @@ def cloud_kernel(request: pytest.FixtureRequest) -> Path:
     return image
 
 
-TEST_IMAGE = "bootscope-test"
 
 
 @pytest.fixture(scope="session")

@@ -99,3 +99,6 @@ def pinned_cloud_kernel() -> tuple[Path, list[str]]:
         f"test kernel: the package index no longer offers pinned {pinned}; using the newest debian:cloud, "
         f"{newest_image.package} (update tests/kernel_pin.py after checking the expected ranges)"
     ]
+
+# The name under which the tests build the default system image (bootscope image build) once.
+TEST_IMAGE = "bootscope-test"

@@ -7,10 +7,10 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from captures import load_chain_capture
 
 from bootscope import defaults
 from bootscope.analyze.captured import analyze_captured
-from tests.captures import load_chain_capture
 
 
 def test_milestones_and_accounting_of_a_real_image_boot(data_dir: Path) -> None:

@@ -10,12 +10,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from kernel_pin import TEST_IMAGE
 
 from bootscope.analyze.captured import analyze_captured
 from bootscope.lab.plan import build_plan
 from bootscope.metrics import INITRD_S, KERNEL_INIT_S, LOGIN_PROMPT_S, SYSTEMD_USERSPACE_S
 from bootscope.store import Store
-from tests.conftest import TEST_IMAGE
 
 # systemd takes its userspace timestamp as main() starts and logs its start line a little later, and
 # logs "Startup finished" a little after it takes the finish timestamp; under TCG on a busy host

@@ -7,13 +7,14 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from captures import load_chain_capture
+
 from bootscope import defaults
 from bootscope.analyze.captured import analyze_captured
 from bootscope.analyze.systemd import still_starting
 from bootscope.lab.boot import measure
 from bootscope.metrics import IMAGE_METRICS, SYSTEMD_USERSPACE_S
 from bootscope.model import Outcome
-from tests.captures import load_chain_capture
 
 CAPTURE = "debian-12-image-systemd-tcg.tsv"
 

@@ -8,13 +8,13 @@ import re
 from pathlib import Path
 
 import pytest
+from captures import load_chain_capture
 
 from bootscope import defaults
 from bootscope.analyze.captured import analyze_captured
 from bootscope.report.html import render_boot_report
 from bootscope.report.trace import PID_UNITS, render_trace
 from bootscope.report.views import BootView
-from tests.captures import load_chain_capture
 
 
 @pytest.fixture(scope="module")
