@@ -117,10 +117,11 @@ def test_run_report_draws_every_metric(tmp_path: Path, open_page: Any, artifacts
 
 
 def test_unit_lanes_of_a_full_userspace_boot(tmp_path: Path, open_page: Any, artifacts: Path) -> None:
+    from captures import load_chain_capture
+
     from bootscope import defaults
     from bootscope.analyze.captured import analyze_captured
     from bootscope.report.views import BootView
-    from tests.captures import load_chain_capture
 
     boot = load_chain_capture(DATA / "debian-12-image-systemd-tcg.tsv")
     analysis = analyze_captured(
