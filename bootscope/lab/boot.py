@@ -144,14 +144,7 @@ class BootWorkload:
                 kernel=kernel.image,
                 initrd=_guest_initrd(variant, target),
                 append=variant.append,
-                smp=variant.smp,
-                mem_mb=variant.mem_mb,
-                cpu=variant.cpu,
-                accel=accel,
-                icount_shift=variant.icount_shift,
-                extra_qemu_args=variant.qemu_args,
-                timeout_s=self.plan.timeout_s,
-                marker_regex=variant.marker,
+                **self._machine(variant, accel),
                 # The marker ends the measurement; waiting for the guest's poweroff would only cost time.
                 stop_on_marker=True,
                 disk=disk,
@@ -165,6 +158,20 @@ class BootWorkload:
             self.configs[variant.name] = config
             self.releases[variant.name] = kernel.release
         return []
+
+    def _machine(self, variant: VariantSpec, accel: str) -> dict[str, Any]:
+        """Return the BootConfig fields every variant sets the same way: the machine, the
+        accelerator, the timeout and the marker."""
+        return {
+            "smp": variant.smp,
+            "mem_mb": variant.mem_mb,
+            "cpu": variant.cpu,
+            "accel": accel,
+            "icount_shift": variant.icount_shift,
+            "extra_qemu_args": variant.qemu_args,
+            "timeout_s": self.plan.timeout_s,
+            "marker_regex": variant.marker,
+        }
 
     def _image_config(self, variant: VariantSpec, target: Target, accel: str) -> tuple[BootConfig, str]:
         """Return how to boot an image variant, and its kernel release: the image's kernel and
@@ -188,14 +195,7 @@ class BootWorkload:
             kernel=kernel_path,
             initrd=image.initrd,
             append=f"{defaults.IMAGE_APPEND} {variant.append}".strip(),
-            smp=variant.smp,
-            mem_mb=variant.mem_mb,
-            cpu=variant.cpu,
-            accel=accel,
-            icount_shift=variant.icount_shift,
-            extra_qemu_args=variant.qemu_args,
-            timeout_s=self.plan.timeout_s,
-            marker_regex=variant.marker,
+            **self._machine(variant, accel),
             # The boot is ok once the marker (the login prompt) came, and ends when the image's
             # collector has printed systemd's accounting, which comes after it.
             stop_on_marker=False,

@@ -26,8 +26,9 @@ from pathlib import Path
 
 from bootscope import defaults
 from bootscope.errors import BootError, InputError
+from bootscope.sources.filelock import locked
 from bootscope.sources.image_guest import RECIPE_VERSION, write_guest_files
-from bootscope.sources.image_tools import locked, remove_tree, run_tool
+from bootscope.sources.image_tools import remove_tree, run_tool
 from bootscope.sources.kernels import FLAVOURS
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")

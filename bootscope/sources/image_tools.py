@@ -3,12 +3,9 @@ directory that a killed debootstrap left mounts in, and a lock per image store."
 
 from __future__ import annotations
 
-import fcntl
 import os
 import shutil
 import subprocess
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from bootscope.errors import BootError
@@ -69,14 +66,3 @@ def mounts_under(path: Path) -> list[str]:
         line.split(" ")[1].encode().decode("unicode_escape") for line in text.splitlines() if " " in line
     ]
     return [point for point in points if point.startswith(prefix)]
-
-
-@contextmanager
-def locked(lock_path: Path) -> Iterator[None]:
-    """Hold an exclusive lock on ``lock_path`` (created if missing) for the block."""
-    with lock_path.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)

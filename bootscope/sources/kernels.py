@@ -7,20 +7,18 @@ call at all. Fetches hold a file lock per package, so parallel test workers shar
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from bootscope import defaults
 from bootscope.errors import BootError, InputError
+from bootscope.sources.filelock import locked
 
 # Documentation/arch/x86/boot.rst: the real-mode header carries "HdrS" at 0x202 and, from protocol
 # 2.00 on, a pointer (relative to 0x200) to a NUL-terminated version string at 0x20E.
@@ -156,7 +154,7 @@ def fetch_package(package: str) -> CachedKernel:
     cached = _read_meta(target)
     if cached is not None:
         return cached
-    with _locked(kernels_dir() / f"{package}.lock"):
+    with locked(kernels_dir() / f"{package}.lock"):
         cached = _read_meta(target)  # another process may have fetched it while we waited
         if cached is not None:
             return cached
@@ -308,7 +306,7 @@ def _read_alias(flavour: str) -> str | None:
 
 def _write_alias(flavour: str, package: str) -> None:
     path = kernels_dir() / "flavours.json"
-    with _locked(kernels_dir() / "flavours.lock"):
+    with locked(kernels_dir() / "flavours.lock"):
         try:
             aliases = json.loads(path.read_text())
             if not isinstance(aliases, dict):
@@ -319,13 +317,3 @@ def _write_alias(flavour: str, package: str) -> None:
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps(aliases, indent=1) + "\n")
         os.replace(tmp, path)
-
-
-@contextmanager
-def _locked(lock_path: Path) -> Iterator[None]:
-    with lock_path.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
