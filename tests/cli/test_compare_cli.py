@@ -9,8 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from bootscope.cli import main
+from cli_here import run_in_process
 
 SEED_A = "8.7,8.4,8.6,8.2,9.0,8.7,8.8,9.3,8.8,8.3"
 SEED_B = "8.5,8.2,7.6,8.2,8.7,8.2,7.8,8.2,9.3,8.4"
@@ -23,16 +22,8 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def run_here(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    """Run the CLI's real entry point in this process (cheaper than a process per case)."""
-    saved = sys.argv
-    sys.argv = ["bootscope", "compare", *args]
-    try:
-        main()
-        code = 0
-    except SystemExit as stop:
-        code = int(stop.code or 0)
-    finally:
-        sys.argv = saved
+    """Run ``bootscope compare ARGS`` in this process; return (exit code, stdout, stderr)."""
+    code = run_in_process("compare", *args)
     captured = capsys.readouterr()
     return code, captured.out, captured.err
 

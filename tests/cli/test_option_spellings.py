@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
+from cli_here import run_in_process
 
-from bootscope.cli import main
 from bootscope.cli.kexec_cmd import memory_sizes
 from bootscope.sources.kexec import DEFAULT_KEXEC_MEM_MB
 from bootscope.store import Store
@@ -23,15 +22,7 @@ NOTE = "bootscope: note:"
 
 def _here(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     """Run the CLI's entry point in this process; return (exit code, stdout, stderr)."""
-    saved = sys.argv
-    sys.argv = ["bootscope", *args]
-    try:
-        main()
-        code = 0
-    except SystemExit as stop:
-        code = int(stop.code or 0)
-    finally:
-        sys.argv = saved
+    code = run_in_process(*args)
     captured = capsys.readouterr()
     return code, captured.out, captured.err
 

@@ -17,6 +17,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from cli_here import run_in_process
 from kernel_pin import PINNED_PACKAGE
 
 from bootscope.lab.schedule import build_schedule
@@ -41,19 +42,8 @@ def _the_only_boot(db: Path) -> tuple[BootRecord, list[str], VariantRecord]:
 
 
 def _in_process(argv: list[str]) -> int:
-    """Run the CLI in this process (the error paths need no boot, and a fresh interpreter costs
-    seconds); return its exit code."""
-    from bootscope.cli import main
-
-    saved = sys.argv
-    sys.argv = ["bootscope", *argv]
-    try:
-        main()
-    except SystemExit as exit_:
-        return int(exit_.code or 0)
-    finally:
-        sys.argv = saved
-    return 0
+    """Run the CLI in this process (the error paths need no boot); return its exit code."""
+    return run_in_process(*argv)
 
 
 def _start(*args: str) -> subprocess.Popen[str]:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_here import run_in_process
 from images import assert_png_drawn
 
-from bootscope.cli import main
 from bootscope.lab.plan import Plan, VariantSpec
 from bootscope.store import BootRecord, Store, VariantRecord
 
@@ -23,15 +23,7 @@ def _bootscope(*args: str) -> subprocess.CompletedProcess[str]:
 
 def _here(capsys: pytest.CaptureFixture[str], *args: str) -> subprocess.CompletedProcess[str]:
     """Run the CLI's real entry point in this process (a process per case costs seconds of imports)."""
-    saved = sys.argv
-    sys.argv = ["bootscope", *args]
-    try:
-        main()
-        code = 0
-    except SystemExit as stop:
-        code = int(stop.code or 0)
-    finally:
-        sys.argv = saved
+    code = run_in_process(*args)
     captured = capsys.readouterr()
     return subprocess.CompletedProcess(list(args), code, captured.out, captured.err)
 

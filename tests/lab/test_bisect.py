@@ -9,9 +9,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_here import run_in_process
 from scipy import stats as sps
 
-from bootscope.cli import main
 from bootscope.errors import InputError, StatsError
 from bootscope.lab.bisect import (
     BAD,
@@ -154,16 +154,8 @@ def test_git_bisect_run_finds_the_planted_commit(cloud_kernel: Path, tmp_path: P
 
 
 def _here(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
-    """Run the CLI's entry point in this process; return (exit code, stderr)."""
-    saved = sys.argv
-    sys.argv = ["bootscope", "bisect-run", *args]
-    try:
-        main()
-        code = 0
-    except SystemExit as stop:
-        code = int(stop.code or 0)
-    finally:
-        sys.argv = saved
+    """Run ``bootscope bisect-run ARGS`` in this process; return (exit code, stderr)."""
+    code = run_in_process("bisect-run", *args)
     return code, capsys.readouterr().err
 
 
