@@ -14,6 +14,7 @@ from bootscope.analyze.breakdown import analyze_boot
 from bootscope.analyze.systemd import systemd_accounting
 from bootscope.errors import InputError, StatsError
 from bootscope.lab.stored import analyze_stored_boot
+from bootscope.lab.summary import workload_metrics
 from bootscope.metrics import EXPORT_METRICS, KEXEC_METRICS, unit_of
 from bootscope.model import Comparison, Outcome, Sample, SideSummary
 from bootscope.parse import parse_log
@@ -83,8 +84,10 @@ def run_view(store: Store, run: str, alpha: float, with_example: bool = True) ->
     samples = tuple(
         Sample(b.variant, b.index, _outcome(b.outcome), dict(b.metrics), b.warmup, b.disturbed) for b in final
     )
-    # kexec runs (bootscope kexec) add their reboot metrics; other runs never carry them.
-    candidates = tuple(dict.fromkeys((*EXPORT_METRICS, *KEXEC_METRICS)))
+    # The export metrics, kexec's reboot metrics, and those the run's own workload summarises (an
+    # image run's userspace ones, as in the end-of-run summary), wherever the boots carry them.
+    shown, _compared = workload_metrics(exp.plan)
+    candidates = tuple(dict.fromkeys((*EXPORT_METRICS, *KEXEC_METRICS, *shown)))
     metrics = tuple(m for m in candidates if any(s.metrics.get(m) is not None for s in samples))
     summaries: dict[str, tuple[SideSummary, ...]] = {}
     comparisons: list[Comparison] = []

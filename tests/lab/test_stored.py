@@ -15,9 +15,9 @@ from bootscope.lab.fake import FakeTarget
 from bootscope.lab.kexec_plan import KexecPlan, KexecVariant
 from bootscope.lab.plan import Plan, VariantSpec
 from bootscope.lab.stored import analyze_stored_boot
-from bootscope.lab.views import stored_boot
-from bootscope.metrics import HOST_WALL_S, KERNEL_INIT_S, USERSPACE_S
-from bootscope.store import Store
+from bootscope.lab.views import run_view, stored_boot
+from bootscope.metrics import HOST_WALL_S, INITRD_S, KERNEL_INIT_S, SYSTEMD_USERSPACE_S, USERSPACE_S
+from bootscope.store import BootRecord, Store, VariantRecord
 
 COMPARED = (KERNEL_INIT_S, USERSPACE_S, HOST_WALL_S)
 
@@ -85,3 +85,19 @@ def test_a_stored_kexec_chain_gives_the_same_kernel_numbers_everywhere(tmp_path:
     assert _analyze_json(db, run, 3)[KERNEL_INIT_S] == pytest.approx(
         records[2].metrics[KERNEL_INIT_S], abs=1e-6
     )
+
+
+def test_the_run_report_shows_an_image_runs_userspace_metrics(tmp_path: Path) -> None:
+    """`report --run` on a run of system images draws the metrics its summary shows (initrd_s, ...)."""
+    with Store.open(tmp_path / "i.db") as store:
+        exp = store.create_experiment(
+            plan={"workload": "boot", "variants": [{"name": n, "image": "img"} for n in ("a", "b")]},
+            seed=1, accel="tcg", accel_reason="test", host={},
+            variants=[VariantRecord("a", {"image": "img"}), VariantRecord("b", {"image": "img"})],
+        )  # fmt: skip
+        for index, (variant, initrd_s) in enumerate((("a", 5.1), ("b", 5.3), ("a", 5.2), ("b", 5.4)), 1):
+            metrics = {KERNEL_INIT_S: 4.0, INITRD_S: initrd_s, SYSTEMD_USERSPACE_S: 20.0}
+            store.record_boot(exp.id, BootRecord(variant, index, False, "ok", metrics=metrics), [])
+        view = run_view(store, str(exp.id), 0.05)
+    assert view.metrics == (KERNEL_INIT_S, INITRD_S, SYSTEMD_USERSPACE_S)
+    assert {s.name: s.n for s in view.summaries[INITRD_S]} == {"a": 2, "b": 2}
