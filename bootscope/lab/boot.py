@@ -78,11 +78,6 @@ class BootWorkload:
         return RunSettings(**{f.name: getattr(self.plan, f.name) for f in fields(RunSettings)})
 
     @property
-    def timeout_s(self) -> float:
-        """Seconds one boot may take."""
-        return self.plan.timeout_s
-
-    @property
     def variants(self) -> tuple[str, ...]:
         """The variant names, baseline first."""
         return tuple(v.name for v in self.plan.variants)

@@ -82,7 +82,8 @@ class _Loop:
             if not any(record.superseded for record in emitted):
                 return
             # One disturbed measurement spoils the slot (a chain's kernels share one guest): re-run it.
-            self.store.supersede(self.experiment.id, [r.id for r in emitted if r.id is not None])
+            rest = [r.id for r in emitted if r.id is not None and not r.superseded]
+            self.store.supersede(self.experiment.id, rest)
 
     def _attempt(
         self, slot: Slot, attempt: int, affinity: tuple[int, ...] | None, retry_allowed: bool

@@ -75,10 +75,6 @@ class Workload(Protocol):
         """How the runner runs the plan."""
 
     @property
-    def timeout_s(self) -> float:
-        """Seconds one slot may take."""
-
-    @property
     def variants(self) -> tuple[str, ...]:
         """The variant names, baseline first."""
 
