@@ -212,7 +212,8 @@ def unit_definition(unit: str) -> str:
     """Return the definition of ``unit:UNIT``, the unit's activation time in seconds."""
     return (
         f"guest monotonic time (systemd's clock, the kernel's printk clock) from {unit}'s "
-        "InactiveExitTimestampMonotonic (activating) to its ActiveEnterTimestampMonotonic (active), as "
-        "bootscope-collect.service printed them after the boot; boots where it never became active "
-        "are left out."
+        "InactiveExitTimestampMonotonic (activating) to its ActiveEnterTimestampMonotonic (active), or "
+        "to its InactiveEnterTimestampMonotonic for a oneshot that ran and exited without ever being "
+        "active (as systemd-analyze blame counts it), as bootscope-collect.service printed them after "
+        "the boot; boots where it never finished starting are left out."
     )

@@ -186,12 +186,24 @@ class UnitSpan:
         return self.activating_s if self.activating_s is not None else self.active_s
 
     @property
+    def ready_s(self) -> float | None:
+        """When the unit finished starting (s): when it became active, or, for a unit that ran and
+        exited without ever being active (a ``Type=oneshot`` service without ``RemainAfterExit=``),
+        when it became inactive again; None where systemd has neither."""
+        if self.active_s is not None:
+            return self.active_s
+        started, ended = self.activating_s, self.inactive_s
+        return ended if started is not None and ended is not None and ended >= started else None
+
+    @property
     def activation_s(self) -> float | None:
-        """How long the unit took from activating to active (s); None where it never became active
-        or systemd has no activating time."""
-        if self.activating_s is None or self.active_s is None or self.active_s < self.activating_s:
+        """How long the unit took to start (s): activating to active, or activating to inactive for a
+        oneshot that ran and exited (as ``systemd-analyze blame`` counts it); None where it never
+        finished starting or systemd has no activating time."""
+        ready = self.ready_s
+        if self.activating_s is None or ready is None or ready < self.activating_s:
             return None
-        return self.active_s - self.activating_s
+        return ready - self.activating_s
 
 
 @dataclass(frozen=True, slots=True)

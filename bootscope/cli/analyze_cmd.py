@@ -26,7 +26,7 @@ from bootscope.parse.chunked import BLOCK_BYTES
 from bootscope.parse.untimed import read_untimed
 from bootscope.report.json_out import write_analysis_document
 from bootscope.report.text import render_breakdown
-from bootscope.report.untimed_text import render_untimed
+from bootscope.report.untimed_text import render_untimed, untimed_json
 from bootscope.sources.files import TextSource, read_text_lines
 
 LogsArg = Annotated[
@@ -86,11 +86,14 @@ def analyze(
                 _analyze_file(
                     path, out, document, fmt=fmt, boot=boot, top=top, marker=marker, verbose=verbose
                 )
-            except ParseError:
+            except ParseError as error:
                 if not _systemd_text(path, out, document, top):
+                    # no line is timed: show what the text still says, then the one-line error (exit 5)
+                    facts = read_untimed(read_text_lines(path))
                     if document is None:
-                        # no line is timed: show what the text still says, then the one-line error (exit 5)
-                        render_untimed(read_untimed(read_text_lines(path)), out, top, title=path)
+                        render_untimed(facts, out, top, title=path)
+                    else:
+                        sys.stdout.write(json.dumps(untimed_json(facts, path, str(error))) + "\n")
                     raise
             if document is not None:
                 sys.stdout.write(document.getvalue())

@@ -126,7 +126,8 @@ def values_from_run(store: Store, run: str, metric: str, baseline: str | None) -
 
 
 def unit_samples(store: Store, run: int, unit: str) -> dict[str, list[float]]:
-    """Return variant -> ``unit``'s activation time (s, active minus activating on systemd's clock)
+    """Return variant -> ``unit``'s activation time (s on systemd's clock: activating to active, or to
+    inactive again for a oneshot that ran and exited, ``UnitSpan.activation_s``)
     in each ok, final, measured boot of ``run`` whose collector printed it, in run order. Every
     variant is a key. Raises StoreError for an unknown run."""
     from bootscope.lab.stored import analyze_stored_boot  # the analysis stack: only for unit metrics

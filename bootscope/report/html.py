@@ -172,7 +172,7 @@ def unit_rows(view: BootView) -> list[list[Any]]:
     if len(units) > MAX_UNIT_LANES:
         keep = set(sorted(units, key=lambda u: u.activation_s or 0.0, reverse=True)[:MAX_UNIT_LANES])
         units = tuple(u for u in units if u in keep)
-    return [[u.unit, u.start_s, u.active_s] for u in units]
+    return [[u.unit, u.start_s, u.ready_s] for u in units]
 
 
 def _page(title: str, body: str, data: Mapping[str, Any]) -> str:

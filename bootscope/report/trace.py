@@ -125,7 +125,7 @@ def trace_events(
 
     for unit in drawn_units:
         assert unit.start_s is not None
-        args = {"activating_s": unit.activating_s, "active_s": unit.active_s}
+        args = {"activating_s": unit.activating_s, "active_s": unit.active_s, "ready_s": unit.ready_s}
         spans.append((unit.start_s, unit.activation_s or 0.0, unit.unit, "unit", PID_UNITS, [1], args))
 
     # Longer first among equal starts, so an enclosing event is placed before what it encloses.

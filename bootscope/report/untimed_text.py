@@ -1,6 +1,9 @@
-"""Text for a log that cannot be timed: what its text still says (``parse.untimed.UntimedFacts``)."""
+"""Text and JSON for a log that cannot be timed: what its text still says
+(``parse.untimed.UntimedFacts``)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from rich.console import Console
 from rich.text import Text
@@ -28,3 +31,25 @@ def render_untimed(facts: UntimedFacts, console: Console, top_n: int, title: str
     slowest = sorted(facts.initcalls, key=lambda call: call.duration_us, reverse=True)[:top_n]
     for call in slowest:
         console.print(Text(f"  {call.duration_us / 1e3:10.3f} ms  {call.name}"))
+
+
+def untimed_json(facts: UntimedFacts, path: str, reason: str) -> dict[str, Any]:
+    """Return the JSON document of an untimed log: ``timed`` false, ``reason`` (why no time can be
+    given), what the text says (None where it did not say) and every initcall that printed its own
+    duration, slowest first (``duration_us`` is the kernel's text, not a timestamp difference)."""
+    calls = sorted(facts.initcalls, key=lambda call: call.duration_us, reverse=True)
+    return {
+        "log": path,
+        "format": "untimed",
+        "timed": False,
+        "reason": reason,
+        "identity": {"release": facts.release, "cmdline": facts.cmdline, "cpus": facts.cpus},
+        "initcalls": {
+            "count": len(calls),
+            "total_us": sum(call.duration_us for call in calls),
+            "calls": [
+                {"name": call.name, "returned": call.returned, "duration_us": call.duration_us}
+                for call in calls
+            ],
+        },
+    }

@@ -2,7 +2,9 @@
 
 Everything here is written into the tree as plain files (no chroot): the root file system's fstab,
 the host name, a getty on the serial console, and ``bootscope-collect.service``, which prints
-systemd's own boot accounting to the console once the boot has finished. ``RECIPE_VERSION`` is part
+systemd's own boot accounting to the console once the boot has finished, and
+``bootscope-delay.service``, a known delay a user switches on from the kernel command line
+(``bootscope.delay_s=N``) to check that a set-up sees an N-second change. ``RECIPE_VERSION`` is part
 of every image's cache key: change it whenever what this module writes changes.
 """
 
@@ -13,9 +15,12 @@ from pathlib import Path
 
 from bootscope import defaults
 
-RECIPE_VERSION = 1
+RECIPE_VERSION = 2
 HOSTNAME = "bootscope"
 COLLECTOR_UNIT = "bootscope-collect.service"
+DELAY_UNIT = "bootscope-delay.service"
+# The kernel option that switches the delay on and says how long it is (s): bootscope.delay_s=N.
+DELAY_OPTION = "bootscope.delay_s"
 # Sections the collector prints, in order; bootscope.parse.systemd reads them by these names.
 SECTIONS = ("state", "time", "blame", "critical-chain", "units", "failed")
 # Per-unit timestamps (systemd's CLOCK_MONOTONIC, microseconds), as systemd-analyze plot reads them.
@@ -44,6 +49,33 @@ StandardError=null
 
 [Install]
 WantedBy=multi-user.target
+"""
+
+
+# A oneshot (no RemainAfterExit: it runs and exits, as many real oneshots do) that multi-user.target
+# waits for, skipped unless the kernel command line names the option: images boot as Debian's do
+# until a variant asks for the delay. systemd orders a target after the units it wants, and Before=
+# says so explicitly.
+_DELAY_UNIT = f"""[Unit]
+Description=bootscope: a known delay before multi-user.target ({DELAY_OPTION}=N on the kernel command line)
+ConditionKernelCommandLine={DELAY_OPTION}
+Before=multi-user.target
+
+[Service]
+Type=oneshot
+ExecStart=/usr/local/sbin/bootscope-delay
+
+[Install]
+WantedBy=multi-user.target
+"""
+
+_DELAY_SCRIPT = f"""#!/bin/sh
+# bootscope-delay: sleep for the seconds that {DELAY_OPTION}=N on the kernel command line asks for.
+for word in $(cat /proc/cmdline); do
+    case "$word" in
+        {DELAY_OPTION}=*) exec sleep "${{word#*=}}" ;;
+    esac
+done
 """
 
 
@@ -77,7 +109,8 @@ echo "{defaults.COLLECT_END}"
 
 def write_guest_files(root: Path, ssh_key: str | None) -> None:
     """Write bootscope's configuration into the Debian tree ``root``: fstab (root on /dev/vda), host
-    name, a getty on ttyS0, the collector unit (enabled) and, when given, root's authorized SSH key.
+    name, a getty on ttyS0, the collector unit and the delay unit (both enabled) and, when given,
+    root's authorized SSH key.
     Raises OSError if the tree cannot be written."""
     etc = root / "etc"
     (etc / "fstab").write_text("/dev/vda / ext4 rw,errors=remount-ro 0 0\n")
@@ -95,6 +128,11 @@ def write_guest_files(root: Path, ssh_key: str | None) -> None:
     script.chmod(0o755)
     (systemd / COLLECTOR_UNIT).write_text(_UNIT)
     _enable(systemd / "multi-user.target.wants", COLLECTOR_UNIT, f"/etc/systemd/system/{COLLECTOR_UNIT}")
+    delay = script.parent / "bootscope-delay"
+    delay.write_text(_DELAY_SCRIPT)
+    delay.chmod(0o755)
+    (systemd / DELAY_UNIT).write_text(_DELAY_UNIT)
+    _enable(systemd / "multi-user.target.wants", DELAY_UNIT, f"/etc/systemd/system/{DELAY_UNIT}")
     if ssh_key is not None:
         ssh_dir = root / "root" / ".ssh"
         ssh_dir.mkdir(mode=0o700, parents=True, exist_ok=True)

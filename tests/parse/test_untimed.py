@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -56,3 +57,23 @@ def test_analyze_reports_what_an_untimed_log_says_and_exits_5() -> None:
     assert "2.6.27-rc5-mm1" in done.stdout and "agp_intel_init" in done.stdout and "10.000 ms" in done.stdout
     errors = done.stderr.strip().splitlines()
     assert len(errors) == 1 and "cannot be timed" in errors[0]
+
+
+def test_untimed_log_as_json_says_what_it_can_and_exits_5() -> None:
+    log = HW / "x86-piii-440bx-2.6.27-untimed.log"
+    done = subprocess.run(
+        [sys.executable, "-m", "bootscope", "analyze", str(log), "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 5, done.stderr
+    assert done.stderr.count("\n") == 1 and "cannot be timed" in done.stderr
+    document = json.loads(done.stdout)
+    assert document["timed"] is False and document["format"] == "untimed"
+    assert "cannot be timed" in document["reason"]
+    assert document["identity"] == {"release": "2.6.27-rc5-mm1", "cmdline": None, "cpus": None}
+    calls = document["initcalls"]["calls"]
+    slowest_first = [(call["name"], call["duration_us"]) for call in calls]
+    assert slowest_first == [("agp_intel_init", 10_000), ("agp_init", 0)]
+    assert document["initcalls"]["total_us"] == 10_000 and document["initcalls"]["count"] == 2
