@@ -6,72 +6,92 @@ exception is reported in one line (set ``BOOTSCOPE_DEBUG=1`` for the traceback).
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
+from dataclasses import dataclass
 
 import typer
 
 from bootscope.errors import BootscopeError
 
-app = typer.Typer(
-    name="bootscope",
-    help="Measure where Linux boot time goes, and whether a change really made it faster.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """One verb: the module under ``bootscope.cli`` and the attribute that implements it (a function,
+    or a ``typer.Typer`` for a verb with subcommands), and the line ``bootscope --help`` shows."""
+
+    module: str
+    attribute: str
+    short_help: str
+    group: bool = False
 
 
-def _register() -> None:
-    # Imported here so that `bootscope --help` names every command and each module stays thin.
-    from bootscope.cli import analyze_cmd
+# Every verb, in the order `bootscope --help` lists them. Only the verb being run is imported (its
+# module pulls in numpy, rich tables, the store...); the others are listed from this table, so start-up
+# stays short. tests/cli/test_command_table.py checks each line against the command's own help.
+COMMANDS: dict[str, Command] = {
+    "analyze": Command("analyze_cmd", "analyze", "Show where boot time went in kernel logs."),
+    "kernels": Command("kernels_cmd", "kernels", "List the kernels in bootscope's cache."),
+    "kexec": Command("kexec_cmd", "kexec", "Measure kexec reboot downtime, hop by hop."),
+    "compare": Command("compare_cmd", "compare", "Compare two sets of boot times: shift, tests, verdict."),
+    "report": Command("report_cmd", "report", "Write one self-contained HTML report."),
+    "sweep": Command("sweep_cmd", "sweep", "Boot a grid of options, machines and kernels."),
+    "history": Command("sweep_cmd", "history", "A metric across kernel versions, and its change points."),
+    "bisect-run": Command("sweep_cmd", "bisect_run", "For `git bisect run`: build, boot, compare."),
+    "run": Command("run_cmd", "run", "Boot a kernel (and variants) many times in QEMU; store every boot."),
+    "runs": Command("runs_cmd", "runs", "List the experiments stored in a database."),
+    "export": Command("runs_cmd", "export", "Write one stored experiment out, with every boot."),
+    "trace": Command("report_cmd", "trace", "Write one boot as a Perfetto (Chrome trace event) file."),
+    "plot": Command("report_cmd", "plot", "Write a 16:9 picture of a boot or a metric."),
+    "image": Command("image_cmd", "app", "Build and list bootable Debian system images.", group=True),
+    "latency": Command("latency_cmd", "app", "Real-time latency: cyclictest, oslat, rtla.", group=True),
+}
 
-    app.command("analyze")(analyze_cmd.analyze)
 
-    from bootscope.cli import kernels_cmd
+def _invoked(argv: list[str]) -> str | None:
+    """Return the verb that ``argv`` (without the program name) runs: its first word that is not an
+    option; None when there is none (``bootscope``, ``bootscope --help``)."""
+    return next((word for word in argv if not word.startswith("-")), None)
 
-    app.command("kernels")(kernels_cmd.kernels)
 
-    from bootscope.cli import kexec_cmd
+def build_app(verb: str | None) -> typer.Typer:
+    """Return the CLI with ``verb`` (a name of COMMANDS, or None) registered for real and every other
+    verb as a stand-in that only carries its line of ``--help``. Raises ImportError only for a
+    broken installation."""
+    app = typer.Typer(
+        name="bootscope",
+        help="Measure where Linux boot time goes, and whether a change really made it faster.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        # Plain help: typer's rich help pulls in markdown-it (about 100 ms of every start-up) and reads
+        # help text as markup.
+        rich_markup_mode=None,
+    )
+    for name, command in COMMANDS.items():
+        if name != verb:
+            app.command(name, short_help=command.short_help, add_help_option=False)(_stand_in)
+            continue
+        target = getattr(importlib.import_module(f"bootscope.cli.{command.module}"), command.attribute)
+        if command.group:
+            app.add_typer(target, name=name, short_help=command.short_help)
+        else:
+            app.command(name, short_help=command.short_help)(target)
+    return app
 
-    app.command("kexec")(kexec_cmd.kexec)
 
-    from bootscope.cli import compare_cmd
-
-    app.command("compare")(compare_cmd.compare)
-
-    from bootscope.cli import report_cmd
-
-    app.command("report")(report_cmd.report)
-
-    from bootscope.cli import sweep_cmd
-
-    app.command("sweep")(sweep_cmd.sweep)
-    app.command("history")(sweep_cmd.history)
-    app.command("bisect-run")(sweep_cmd.bisect_run)
-
-    from bootscope.cli import image_cmd
-
-    app.add_typer(image_cmd.app)
-
-    from bootscope.cli import latency_cmd
-
-    app.add_typer(latency_cmd.app)
-
-    from bootscope.cli import run_cmd, runs_cmd
-
-    app.command("run")(run_cmd.run)
-    app.command("runs")(runs_cmd.runs)
-    app.command("export")(runs_cmd.export)
-    app.command("trace")(report_cmd.trace)
-    app.command("plot")(report_cmd.plot)
+def _stand_in() -> None:
+    """Never run: a verb other than the one invoked is registered only to be listed."""
 
 
 def main() -> None:
     """Run the CLI; exits with the code of the error that stopped it (0 on success)."""
-    _register()
+    args = sys.argv[1:]
+    verb = _invoked(args)
+    app = build_app(verb if verb in COMMANDS else None)
     try:
-        result = app(standalone_mode=False)
+        result = app(args=args, prog_name="bootscope", standalone_mode=False)
     except BootscopeError as error:
         print(f"bootscope: error: {error}", file=sys.stderr)
         sys.exit(error.exit_code)

@@ -17,6 +17,7 @@ app = typer.Typer(
     help="Build and list bootable Debian system images (systemd, a serial getty) for run --image.",
     no_args_is_help=True,
     add_completion=False,
+    rich_markup_mode=None,
 )
 
 

@@ -14,6 +14,7 @@ app = typer.Typer(
     help="Real-time latency: read cyclictest, oslat and rtla output; run them; compare tails.",
     no_args_is_help=True,
     add_completion=False,
+    rich_markup_mode=None,
 )
 
 OUTPUT_FORMATS = ("table", "json")
