@@ -93,6 +93,8 @@ def analyze_columns(
     cpus = CpuSeen()
     marker_uptime: float | None = None
     marker_index: int | None = None
+    systemd_start_s: float | None = None
+    finished_s: float | None = None
 
     for name, index, groups, t in cols.known:
         if name in _FIRST_ONLY:
@@ -121,6 +123,10 @@ def analyze_columns(
             cpus.tsc_mhz = float(groups[0] or groups[1] or 0.0) or cpus.tsc_mhz
         elif name == "cpus_allowed":
             identity.setdefault("cpus_allowed", int(groups[0] or 0))
+        elif name == "systemd_start" and t is not None:
+            systemd_start_s, finished_s = t, None  # the last start is the real root's
+        elif name == "startup_finished" and finished_s is None and t is not None:
+            finished_s = t
 
     timed_count = len(cols.timed_index)
     first_index = int(cols.timed_index[0]) if timed_count else None
@@ -149,11 +155,17 @@ def analyze_columns(
     if userspace_s is not None:
         milestones["userspace"] = userspace_s
 
+    if systemd_start_s is not None:
+        milestones["systemd_start"] = systemd_start_s
+    if finished_s is not None:
+        milestones["startup_finished"] = finished_s
     metrics = Metrics(
         kernel_init_s=milestones.get("run_init"),
         userspace_s=userspace_s,
         host_wall_s=_host_delta(cols, marker_index, host_start_ns),
         host_kernel_start_s=_host_delta(cols, first_index, host_start_ns),
+        initrd_s=_span(milestones.get("run_init"), systemd_start_s),
+        systemd_userspace_s=_span(systemd_start_s, finished_s),
     )
     end_s = userspace_s if userspace_s is not None else milestones.get("run_init", last_s)
     warnings: list[str] = []
@@ -174,6 +186,10 @@ def analyze_columns(
         warnings=tuple(warnings),
     )
     return replace(breakdown, advice=advise(breakdown))
+
+
+def _span(start_s: float | None, end_s: float | None) -> float | None:
+    return None if start_s is None or end_s is None or end_s < start_s else end_s - start_s
 
 
 def _compile_marker(marker_regex: str | None) -> re.Pattern[str] | None:

@@ -95,6 +95,12 @@ PATTERNS: tuple[Pattern, ...] = (
     # init/main.c do_one_initcall() with initcall_debug: trace_initcall_start_cb()/..._finish_cb()
     _p("initcall_start", r"calling  " + _FN + _CALL_TAIL, "init/main.c", "c"),
     _p("initcall_done", r"initcall " + _FN + _DONE_TAIL, "init/main.c", "i"),
+    # systemd src/core/main.c: PID 1's first line, "systemd VERSION running in system mode (...)",
+    # stamped on the printk clock with systemd.log_target=kmsg and in the journal (short-monotonic). An
+    # initramfs that runs systemd prints one too: a boot's last one is the real root's.
+    _p("systemd_start", r"systemd\[1\]: systemd (\S+) running in system mode", "systemd main.c", "s"),
+    # systemd src/core/manager.c manager_notify_finished(): no start job is left
+    _p("startup_finished", r"systemd\[1\]: Startup finished in ", "systemd src/core/manager.c", "s"),
     # bootscope's own initramfs (bootscope/sources/initramfs.py): "BOOTSCOPE-MARKER [name] uptime=S"
     _p("marker", r"BOOTSCOPE-MARKER(?: (\S+))? uptime=(\d+(?:\.\d+)?)", "bootscope initramfs /init", "B"),
 )

@@ -41,6 +41,8 @@ def summary_line(b: Breakdown) -> str:
         user = f"userspace {userspace_s - kernel_s:.3f} s to the marker (at {userspace_s:.3f} s)"
     elif userspace_s is not None:
         user = f"userspace marker at {userspace_s:.3f} s"
+    elif b.metrics.systemd_userspace_s is not None or b.metrics.initrd_s is not None:
+        user = _systemd_part(b)
     elif kernel_s is not None and b.last_s is not None:
         user = (
             f"userspace: no marker line; the log ends {max(0.0, b.last_s - kernel_s):.3f} s after Run /init"
@@ -51,6 +53,19 @@ def summary_line(b: Breakdown) -> str:
         "" if b.metrics.host_wall_s is None else f"; host wall {b.metrics.host_wall_s:.3f} s from QEMU start"
     )
     return kernel + (f"; {user}" if user else "") + host
+
+
+def _systemd_part(b: Breakdown) -> str:
+    """The userspace half of the summary for a log with systemd's lines: the initramfs, then systemd
+    from its start to "Startup finished" (printk clock)."""
+    parts = []
+    if b.metrics.initrd_s is not None:
+        parts.append(f"initrd {b.metrics.initrd_s:.3f} s")
+    if b.metrics.systemd_userspace_s is not None:
+        parts.append(f"systemd {b.metrics.systemd_userspace_s:.3f} s to Startup finished")
+    else:
+        parts.append("systemd: no 'Startup finished' line")
+    return "userspace: " + ", ".join(parts)
 
 
 def render_glance(b: Breakdown, console: Console, top_n: int) -> None:
