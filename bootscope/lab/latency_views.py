@@ -1,0 +1,224 @@
+"""A stored ``latency run`` experiment in, per-variant tails and across-run comparisons out (the
+latency counterpart of :mod:`bootscope.lab.views`).
+
+Each record's log is its whole transcript, so everything here is computed again from what the tool
+printed: per run its p99.9, p99.99 and max (each one observation of that run), its overflow and
+cycles, the facts it ran under and the interrupts that fired during it; per variant all runs'
+histograms pooled (for overlays). Each variant is compared with the baseline (the first variant)
+per statistic by :func:`bootscope.stats.latency_tail.compare_run_statistics` (Hodges-Lehmann and
+Mann-Whitney, Holm over the statistics, no verdict under 5 runs a side). Guard-rail warnings:
+settings that differ between variants, histogram overflow, quantiles a run is too short to
+resolve, facts (kernel, cmdline, preemption) that change between runs of one variant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from bootscope import metrics
+from bootscope.errors import BootscopeError, StatsError
+from bootscope.lab.latency_plan import latency_plan_from_dict, unequal_settings
+from bootscope.lab.latency_run import parse_tool_section, preemption_from, run_metrics
+from bootscope.latency_model import IntArray
+from bootscope.model import Comparison, Outcome
+from bootscope.parse.latency_transcript import interrupt_counts, split_transcript
+from bootscope.stats.compare import Options
+from bootscope.stats.latency_tail import compare_run_statistics
+from bootscope.store import Store
+
+# The statistic names shown and compared, each with the metric it is stored as.
+STATISTICS = {
+    "p99.9": metrics.LATENCY_P999_US,
+    "p99.99": metrics.LATENCY_P9999_US,
+    "max": metrics.LATENCY_MAX_US,
+}
+FACT_KEYS = (
+    "kernel_release",
+    "preemption",
+    "realtime",
+    "cmdline",
+    "governor",
+    "idle_driver",
+    "idle_governor",
+)
+TOP_INTERRUPTS = 5
+
+
+@dataclass(frozen=True, slots=True)
+class RunTail:
+    """One measured run: its statistics in us (None: not resolved, or the run failed), samples
+    over the histogram's end, cycles over all threads, the facts it ran under, and the interrupts
+    that fired most during it (name, count)."""
+
+    variant: str
+    index: int
+    outcome: str
+    statistics: Mapping[str, float | None]
+    overflow: int
+    cycles: int
+    limit_us: int | None
+    facts: Mapping[str, str]
+    interrupts: tuple[tuple[str, int], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class VariantTails:
+    """One variant's runs and its pooled histogram (all runs and threads; ``counts[i]`` samples of
+    ``i`` us, ``overflow`` beyond the end)."""
+
+    name: str
+    runs: tuple[RunTail, ...]
+    counts: IntArray
+    overflow: int
+
+    def values(self, statistic: str) -> list[float]:
+        """Return the statistic of every run that resolved it (one observation per run)."""
+        return [float(v) for run in self.runs if (v := run.statistics.get(statistic)) is not None]
+
+
+@dataclass(frozen=True, slots=True)
+class LatencyRunsResult:
+    """A latency experiment analysed: variants (baseline first), comparisons per variant against
+    the baseline, guard-rail warnings, and the tool."""
+
+    experiment_id: int
+    tool: str
+    variants: tuple[VariantTails, ...]
+    comparisons: Mapping[str, tuple[Comparison, ...]]
+    warnings: tuple[str, ...] = field(default=())
+    accel: str = ""
+
+
+def run_tail(variant: str, index: int, outcome: str, lines: Sequence[str]) -> tuple[RunTail, IntArray | None]:
+    """Return one run's tail from its transcript ``lines`` and its histogram summed over threads
+    (None without one). A failed or unreadable run has no statistics."""
+    transcript = split_transcript(lines)
+    facts = transcript.facts()
+    if "preemption" not in facts:
+        facts["preemption"] = preemption_from(facts.get("sched_preempt"), facts.get("kernel_version")) or ""
+    before = interrupt_counts(transcript.text("interrupts-before"))
+    after = interrupt_counts(transcript.text("interrupts-after"))
+    delta = sorted(((k, after[k] - before.get(k, 0)) for k in after), key=lambda kv: -kv[1])
+    empty = RunTail(variant, index, outcome, {}, 0, 0, None, facts, tuple(delta[:TOP_INTERRUPTS]))
+    if outcome != Outcome.OK.value:
+        return empty, None
+    try:
+        run = parse_tool_section(transcript, f"{variant}#{index}")
+    except BootscopeError:
+        return empty, None
+    values = run_metrics(run)
+    statistics = {name: values.get(metric) for name, metric in STATISTICS.items()}
+    with_histogram = [s for s in run.series if s.counts is not None]
+    width = max((len(s.counts) for s in with_histogram if s.counts is not None), default=0)
+    summed = np.zeros(width, dtype=np.int64)
+    for series in with_histogram:
+        assert series.counts is not None
+        summed[: len(series.counts)] += series.counts
+    limits = [s.limit_us for s in run.series if s.limit_us is not None]
+    tail = RunTail(
+        variant, index, outcome, statistics,
+        overflow=sum(s.overflow for s in run.series),
+        cycles=sum(s.cycles or s.total for s in run.series),
+        limit_us=min(limits) if limits else None,
+        facts=facts,
+        interrupts=tuple(delta[:TOP_INTERRUPTS]),
+    )  # fmt: skip
+    return tail, summed if with_histogram else None
+
+
+def analyze_latency_experiment(
+    store: Store, experiment_id: int | str, alpha: float = 0.05
+) -> LatencyRunsResult:
+    """Return the analysis of a stored latency experiment. Raises StoreError for an unknown
+    experiment, InputError when it is not a latency experiment."""
+    from bootscope.errors import InputError
+
+    experiment = store.experiment(experiment_id)
+    if experiment.plan.get("workload") != "latency":
+        raise InputError(f"experiment {experiment.id} is not a latency run")
+    plan = latency_plan_from_dict(experiment.plan)
+    records = [r for r in store.boots(experiment.id) if not r.superseded and not r.warmup]
+    warnings: list[str] = []
+    unequal = unequal_settings(plan.variants)
+    if unequal:
+        warnings.append(f"NOT LIKE FOR LIKE: the variants differ in {', '.join(unequal)}")
+    variants: list[VariantTails] = []
+    for variant in plan.variants:
+        runs: list[RunTail] = []
+        pooled = np.zeros(0, dtype=np.int64)
+        overflow = 0
+        for record in sorted((r for r in records if r.variant == variant.name), key=lambda r: r.index):
+            lines = [line.text for line in store.boot_log(experiment.id, record.index)]
+            tail, counts = run_tail(variant.name, record.index, record.outcome, lines)
+            runs.append(tail)
+            if counts is not None:
+                if len(counts) > len(pooled):
+                    pooled = np.concatenate([pooled, np.zeros(len(counts) - len(pooled), dtype=np.int64)])
+                pooled[: len(counts)] += counts
+                overflow += tail.overflow
+        variants.append(VariantTails(variant.name, tuple(runs), pooled, overflow))
+        warnings += _variant_warnings(variants[-1])
+    comparisons = _compare(variants, alpha, warnings)
+    return LatencyRunsResult(
+        experiment.id,
+        plan.variants[0].settings.tool,
+        tuple(variants),
+        comparisons,
+        tuple(warnings),
+        experiment.accel,
+    )
+
+
+def _variant_warnings(variant: VariantTails) -> list[str]:
+    warnings = []
+    failed = [r.index for r in variant.runs if r.outcome != Outcome.OK.value]
+    if failed:
+        warnings.append(f"{variant.name}: runs {', '.join(map(str, failed))} failed; left out")
+    for run in variant.runs:
+        if run.overflow:
+            warnings.append(
+                f"{variant.name} run {run.index}: {run.overflow} samples beyond the histogram's end"
+                f" ({run.limit_us} us): quantiles there are shown as '> {run.limit_us} us'; raise -h"
+            )
+    ok = [r for r in variant.runs if r.outcome == Outcome.OK.value]
+    for name in STATISTICS:
+        missing = sum(1 for r in ok if r.statistics.get(name) is None)
+        if missing:
+            warnings.append(
+                f"{variant.name}: {name} not resolved in {missing} of {len(ok)} runs (too few cycles, or in"
+                " the overflow): run longer or with a larger histogram"
+            )
+    for key in FACT_KEYS:
+        seen = {r.facts.get(key, "") for r in ok}
+        if len(seen) > 1:
+            warnings.append(f"{variant.name}: {key} changed between runs: {' | '.join(sorted(seen))}")
+    return warnings
+
+
+def _compare(
+    variants: Sequence[VariantTails], alpha: float, warnings: list[str]
+) -> dict[str, tuple[Comparison, ...]]:
+    baseline = variants[0]
+    result: dict[str, tuple[Comparison, ...]] = {}
+    for variant in variants[1:]:
+        a = {name: baseline.values(name) for name in STATISTICS}
+        b = {name: variant.values(name) for name in STATISTICS}
+        usable = [name for name in STATISTICS if len(a[name]) >= 2 and len(b[name]) >= 2]
+        if not usable:
+            warnings.append(
+                f"{variant.name} vs {baseline.name}: fewer than 2 resolved runs a side; nothing compared"
+            )
+            continue
+        try:
+            compared = compare_run_statistics(
+                {n: a[n] for n in usable}, {n: b[n] for n in usable}, Options(alpha=alpha, power=False),
+                (baseline.name, variant.name),
+            )  # fmt: skip
+        except StatsError as error:
+            warnings.append(f"{variant.name} vs {baseline.name}: not compared ({error})")
+            continue
+        result[variant.name] = tuple(compared)
+    return result
