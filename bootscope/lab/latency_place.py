@@ -186,6 +186,8 @@ def guest_script(settings: LatencySettings, cpus: int) -> str:
         "mount -t debugfs nodev /sys/kernel/debug 2>/dev/null",
         "mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null",
         "mkdir -p /tmp && mount -t tmpfs tmpfs /tmp",
+        # cyclictest keeps its per-thread statistics in POSIX shared memory (shm_open: /dev/shm).
+        "mkdir -p /dev/shm && mount -t tmpfs tmpfs /dev/shm",
         'r() { cat "$1" 2>/dev/null | head -n 1; }',
         f"TOOL={shlex.quote(command_text(argv))}",
         f"FALLBACK={shlex.quote(command_text(fallback))}",

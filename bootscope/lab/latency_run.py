@@ -85,7 +85,7 @@ def tool_argv(settings: LatencySettings, json_path: str | None = None) -> tuple[
             argv += ["-c", settings.affinity]
         return tuple(argv)
     # rtla timerlat hist: -p period (us), -P f:PRIO (SCHED_FIFO), -E buckets of 1 us, -d duration.
-    argv = ["rtla", "timerlat", "hist", "-d", f"{settings.duration_s}s", "-p", str(settings.interval_us)]
+    argv = ["rtla", "timerlat", "hist", "-d", str(settings.duration_s), "-p", str(settings.interval_us)]
     argv += ["-P", f"f:{settings.priority}", "-E", str(settings.histogram_us)]
     if settings.affinity:
         argv += ["-c", settings.affinity]

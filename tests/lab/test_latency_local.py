@@ -35,7 +35,11 @@ def test_real_cyclictest_runs_are_stored_and_match_their_own_footers(
         boots = store.boots(exp_id)
         assert len(boots) == 2
         for boot in boots:
-            assert boot.command[0] == "cyclictest" and "-h" in boot.command and boot.kernel_release == os.uname().release
+            assert (
+                boot.command[0] == "cyclictest"
+                and "-h" in boot.command
+                and boot.kernel_release == os.uname().release
+            )
             transcript = split_transcript(line.text for line in store.boot_log(exp_id, boot.index))
             run = parse_tool_section(transcript, "stored")
             assert len(run.series) == os.cpu_count()
@@ -51,4 +55,6 @@ def test_real_cyclictest_runs_are_stored_and_match_their_own_footers(
             before = interrupt_counts(transcript.text("interrupts-before"))
             after = interrupt_counts(transcript.text("interrupts-after"))
             assert before and sum(after.values()) >= sum(before.values())
-            assert len(json.loads(transcript.text("tool-json"))["thread"]) == os.cpu_count()  # --json kept too
+            assert (
+                len(json.loads(transcript.text("tool-json"))["thread"]) == os.cpu_count()
+            )  # --json kept too

@@ -45,12 +45,26 @@ def cyclictest_text(threads: list[np.ndarray], limit_us: int) -> list[str]:
     ]
 
 
-def transcript(tool_lines: list[str], status: int | None = 0, release: str = "6.1.0-rt") -> tuple[LogLine, ...]:
-    lines = [section_line("facts"), f"kernel_release={release}", "kernel_version=#1 SMP PREEMPT_RT",
-             "cmdline=quiet", section_line("interrupts-before"), "           CPU0       CPU1",
-             "  0:         10          2   IO-APIC   2-edge      timer", "LOC:        100        200   Local timer",
-             section_line("tool"), *tool_lines, section_line("interrupts-after"), "           CPU0       CPU1",
-             "  0:         11          2   IO-APIC   2-edge      timer", "LOC:       5100       5200   Local timer"]  # fmt: skip
+def transcript(
+    tool_lines: list[str], status: int | None = 0, release: str = "6.1.0-rt"
+) -> tuple[LogLine, ...]:
+    header = "           CPU0       CPU1"
+    lines = [
+        section_line("facts"),
+        f"kernel_release={release}",
+        "kernel_version=#1 SMP PREEMPT_RT",
+        "cmdline=quiet",
+        section_line("interrupts-before"),
+        header,
+        "  0:         10          2   IO-APIC   2-edge      timer",
+        "LOC:        100        200   Local timer",
+        section_line("tool"),
+        *tool_lines,
+        section_line("interrupts-after"),
+        header,
+        "  0:         11          2   IO-APIC   2-edge      timer",
+        "LOC:       5100       5200   Local timer",
+    ]
     if status is not None:
         lines += [section_line("exit"), str(status)]
     return tuple(LogLine(text=line) for line in lines)
@@ -77,7 +91,9 @@ class FakePlace:
         return Measurement(transcript(cyclictest_text(threads, 400)), tool_argv(variant.settings))
 
 
-def run_fake(tmp_path: Path, shift: dict[str, int], n: int, variants: list[str]) -> tuple[Store, int, FakePlace]:
+def run_fake(
+    tmp_path: Path, shift: dict[str, int], n: int, variants: list[str]
+) -> tuple[Store, int, FakePlace]:
     plan = build_latency_plan("local", SHORT, variants, n, seed=5)
     place = FakePlace(shift)
     workload = LatencyWorkload(plan, places={v.name: place for v in plan.variants})
@@ -124,7 +140,9 @@ def test_a_run_too_short_for_a_quantile_is_said_before_it_runs() -> None:
 
 
 def test_cyclictest_is_run_the_way_practitioners_run_it() -> None:
-    argv = tool_argv(LatencySettings(duration_s=60, interval_us=200, priority=95, histogram_us=400), "/t.json")
+    argv = tool_argv(
+        LatencySettings(duration_s=60, interval_us=200, priority=95, histogram_us=400), "/t.json"
+    )
     assert argv[:2] == ("cyclictest", "-S") and "-m" in argv and "--mainaffinity=0" in argv
     assert argv[argv.index("-p") + 1] == "95" and argv[argv.index("-h") + 1] == "400"
     assert argv[-1] == "--json=/t.json"
@@ -134,7 +152,11 @@ def test_cyclictest_is_run_the_way_practitioners_run_it() -> None:
 
 def test_the_guest_script_starts_and_stops_the_load_around_the_tool() -> None:
     script = guest_script(LatencySettings(duration_s=5, load="hackbench"), cpus=2)
-    tool_at, load_at, kill_at = script.index("$TOOL 2>&1"), script.index("512 >/dev/null 2>&1 &"), script.index("killall")
+    tool_at, load_at, kill_at = (
+        script.index("$TOOL 2>&1"),
+        script.index("512 >/dev/null 2>&1 &"),
+        script.index("killall"),
+    )
     assert load_at < tool_at < kill_at
     assert script.index("interrupts-before") < load_at and script.rstrip().endswith("poweroff -f")
     for fact in ("realtime=", "sched_preempt=", "cmdline=", "governor=", "idle_driver=", "kernel_release="):
@@ -152,7 +174,9 @@ def test_transcript_sections_and_interrupts_survive_console_noise() -> None:
 
 
 def test_failed_tool_and_cut_transcript_are_recorded_as_such() -> None:
-    failed = record_from_transcript(transcript(["cyclictest: permission denied"], 1), "a", 1, False, ("cyclictest",))
+    failed = record_from_transcript(
+        transcript(["cyclictest: permission denied"], 1), "a", 1, False, ("cyclictest",)
+    )
     assert failed.outcome == TOOL_ERROR and "exited with 1" in failed.reason and not failed.metrics
     cut = record_from_transcript(transcript(["# Histogram"], None), "a", 2, False, ("cyclictest",))
     assert cut.outcome == "timeout"
@@ -162,7 +186,9 @@ def test_failed_tool_and_cut_transcript_are_recorded_as_such() -> None:
 
 def test_each_run_is_stored_with_its_histogram_and_equals_its_own_summary(tmp_path: Path) -> None:
     store, exp, place = run_fake(tmp_path, {}, 3, ["a", "b"])
-    assert sorted(place.calls) == ["a"] * 3 + ["b"] * 3 and place.calls != ["a"] * 3 + ["b"] * 3  # interleaved
+    assert (
+        sorted(place.calls) == ["a"] * 3 + ["b"] * 3 and place.calls != ["a"] * 3 + ["b"] * 3
+    )  # interleaved
     boots = store.boots(exp)
     assert len(boots) == 6 and all(b.outcome == "ok" and b.kernel_release == "6.1.0-rt" for b in boots)
     for boot in boots:
