@@ -53,36 +53,67 @@ def write_histogram(path: Path, buckets: int, seed: int = 1) -> int:
     return 2 * CYCLES_PER_THREAD
 
 
+def parse_in_process(buckets: int, runs: int) -> str:
+    """Return a table row: median in-process time to parse and summarize the 10^8-cycle file."""
+    from bootscope.analyze.latency import summarize_run
+    from bootscope.parse.latency import parse_latency_text
+
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "hist.txt"
+        write_histogram(path, buckets)
+        times = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            summarize_run(parse_latency_text(path.read_text(), "bench"))
+            times.append(time.perf_counter() - start)
+    median_ms = statistics.median(times) * 1000
+    return f"| parse + quantiles in process (no start-up), same file | {median_ms:.0f} ms |"
+
+
 def main() -> None:
     """Print both benchmarks as markdown table rows."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--duration", type=int, default=3)
     parser.add_argument("--buckets", type=int, default=10000)
+    parser.add_argument("--parse-only", action="store_true", help="Skip the cyclictest runs.")
     args = parser.parse_args()
+    if args.parse_only:
+        print(parse_in_process(args.buckets, args.runs))
+        return
     python = sys.executable
-    bare_argv = ["cyclictest", "-m", "-S", "-p", "95", "-i", "200", "-D", f"{args.duration}s", "-h", "400", "-q"]
-    bare, ours = [], []
+    seconds = f"{args.duration}s"
+    bare_argv = ["cyclictest", "-m", "-S", "-p", "95", "-i", "200", "-D", seconds, "-h", "400", "-q"]
+    bare: list[float] = []
+    ours: dict[int, list[float]] = {1: [], 3: []}
     with tempfile.TemporaryDirectory() as scratch:
         for k in range(args.runs):
             bare.append(_timed(bare_argv)[0])
-            db = Path(scratch) / f"run{k}.db"
-            run_argv = [python, "-m", "bootscope", "latency", "run", "local", "--duration", f"{args.duration}s",
-                        "-n", "1", "--db", str(db), "--format", "json", "--seed", str(k)]  # fmt: skip
-            ours.append(_timed(run_argv)[0])
+            for n in ours:
+                db = Path(scratch) / f"run{k}-{n}.db"
+                run_argv = [python, "-m", "bootscope", "latency", "run", "local", "--duration", seconds]
+                run_argv += ["-n", str(n), "--db", str(db), "--format", "json", "--seed", str(k)]
+                ours[n].append(_timed(run_argv)[0])
         path = Path(scratch) / "hist.txt"
         cycles = write_histogram(path, args.buckets)
         size_mb = path.stat().st_size / 1e6
         walls, rss = [], []
         for _ in range(args.runs):
-            wall, peak = _timed([python, "-m", "bootscope", "latency", "analyze", str(path), "--format", "json"])
+            analyze_argv = [python, "-m", "bootscope", "latency", "analyze", str(path), "--format", "json"]
+            wall, peak = _timed(analyze_argv)
             walls.append(wall)
             rss.append(peak)
-    print(f"| bare cyclictest -D {args.duration}s, median of {args.runs} | {statistics.median(bare):.2f} s |")
-    print(f"| bootscope latency run local --duration {args.duration}s -n 1 | {statistics.median(ours):.2f} s |")
-    print(f"| overhead (median difference) | {statistics.median(ours) - statistics.median(bare):.2f} s |")
-    print(f"| latency analyze, {cycles:.0e} cycles, {args.buckets} buckets x 2 threads ({size_mb:.2f} MB)"
-          f" | {statistics.median(walls):.2f} s wall, peak RSS {max(rss):.0f} MiB |")  # fmt: skip
+    one, three, plain = statistics.median(ours[1]), statistics.median(ours[3]), statistics.median(bare)
+    print(f"| bare `cyclictest -D {seconds}`, median of {args.runs} | {plain:.2f} s |")
+    print(f"| `bootscope latency run local --duration {seconds} -n 1` (one process, one run) | {one:.2f} s |")
+    print(f"| same with `-n 3` (one process, three runs) | {three:.2f} s |")
+    print(f"| overhead per invocation (n=1 minus bare) | {one - plain:.2f} s |")
+    print(f"| overhead per further run ((n=3 - n=1) / 2 - bare) | {(three - one) / 2 - plain:.2f} s |")
+    print(
+        f"| `latency analyze --format json`, {cycles:.0e} cycles, {args.buckets} buckets x 2 threads"
+        f" ({size_mb:.2f} MB) | {statistics.median(walls):.2f} s wall, peak RSS {max(rss):.0f} MiB |"
+    )
+    print(parse_in_process(args.buckets, args.runs))
 
 
 if __name__ == "__main__":

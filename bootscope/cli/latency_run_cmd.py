@@ -19,6 +19,10 @@ TargetArg = Annotated[
     ),
 ]
 FormatOpt = Annotated[str, typer.Option("--format", help=f"Output format: {', '.join(RUN_FORMATS)}.")]
+ThresholdOpt = Annotated[
+    str | None,
+    typer.Option("--threshold", help="Exceedance threshold (100us; default: the baseline's pooled p99.99)."),
+]
 
 
 def run(
@@ -54,6 +58,7 @@ def run(
     resume: options.Resume = None,
     db: options.Db = defaults.DEFAULT_DB,
     fmt: FormatOpt = "table",
+    threshold: ThresholdOpt = None,
 ) -> None:
     """Run a latency tool many times per variant, interleaved, store every run, compare the tails."""
     from bootscope.cli.console import error_console
@@ -95,13 +100,14 @@ def run(
                 smp,
             )
             result = runner.start(LatencyWorkload(plan), LocalQemu(), store, reporter, cancel=cancel)
-        _print(store, result.experiment.id, fmt)
+        _print(store, result.experiment.id, fmt, threshold=threshold)
 
 
 def show(
     experiment: Annotated[str, typer.Argument(help="Experiment id of a latency run.")],
     db: options.Db = defaults.DEFAULT_DB,
     fmt: FormatOpt = "table",
+    threshold: ThresholdOpt = None,
     html: Annotated[
         str | None, typer.Option("--html", help="Also write an HTML report with histogram overlays here.")
     ] = None,
@@ -111,16 +117,28 @@ def show(
 
     fmt = options.check_format(fmt, RUN_FORMATS)
     with Store.open(db) as store:
-        _print(store, experiment, fmt, html)
+        _print(store, experiment, fmt, html, threshold)
 
 
-def _print(store: object, experiment_id: int | str, fmt: str, html: str | None = None) -> None:
+def _print(
+    store: object, experiment_id: int | str, fmt: str, html: str | None = None, threshold: str | None = None
+) -> None:
+    from bootscope.amounts import parse_amount
     from bootscope.lab.latency_views import analyze_latency_experiment
     from bootscope.report.latency_runs_out import latency_runs_json, latency_runs_mail, latency_runs_text
     from bootscope.store import Store
 
     assert isinstance(store, Store)
-    result = analyze_latency_experiment(store, experiment_id)
+    threshold_us = None
+    if threshold is not None:
+        # "100us" -> 100; a bare number is in us.
+        value, fraction = parse_amount(
+            threshold if threshold[-1:].isalpha() else f"{threshold}us", "s", "--threshold"
+        )
+        if value is None or fraction is not None:
+            raise InputError(f"--threshold {threshold!r}: give a latency such as 100us")
+        threshold_us = round(value * 1e6)
+    result = analyze_latency_experiment(store, experiment_id, threshold_us=threshold_us)
     if html:
         from pathlib import Path
 

@@ -19,13 +19,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bootscope import metrics
-from bootscope.errors import BootscopeError, StatsError
+from bootscope.errors import BootscopeError, InputError, StatsError
 from bootscope.lab.latency_plan import latency_plan_from_dict, unequal_settings
 from bootscope.lab.latency_run import parse_tool_section, preemption_from, run_metrics
 from bootscope.latency_model import IntArray
 from bootscope.model import Comparison, Outcome
 from bootscope.parse.latency_transcript import interrupt_counts, split_transcript
 from bootscope.stats.compare import Options
+from bootscope.stats.latency import RateRatio, exceedances, histogram_quantile, rate_ratio
 from bootscope.stats.latency_tail import compare_run_statistics
 from bootscope.store import Store
 
@@ -90,6 +91,8 @@ class LatencyRunsResult:
     comparisons: Mapping[str, tuple[Comparison, ...]]
     warnings: tuple[str, ...] = field(default=())
     accel: str = ""
+    threshold_us: int | None = None
+    exceedance: Mapping[str, RateRatio] = field(default_factory=dict)
 
 
 def run_tail(variant: str, index: int, outcome: str, lines: Sequence[str]) -> tuple[RunTail, IntArray | None]:
@@ -130,11 +133,11 @@ def run_tail(variant: str, index: int, outcome: str, lines: Sequence[str]) -> tu
 
 
 def analyze_latency_experiment(
-    store: Store, experiment_id: int | str, alpha: float = 0.05
+    store: Store, experiment_id: int | str, alpha: float = 0.05, threshold_us: int | None = None
 ) -> LatencyRunsResult:
-    """Return the analysis of a stored latency experiment. Raises StoreError for an unknown
+    """Return the analysis of a stored latency experiment; exceedances are counted above
+    ``threshold_us`` (None: the baseline's pooled p99.99). Raises StoreError for an unknown
     experiment, InputError when it is not a latency experiment."""
-    from bootscope.errors import InputError
 
     experiment = store.experiment(experiment_id)
     if experiment.plan.get("workload") != "latency":
@@ -162,13 +165,17 @@ def analyze_latency_experiment(
         variants.append(VariantTails(variant.name, tuple(runs), pooled, overflow))
         warnings += _variant_warnings(variants[-1])
     comparisons = _compare(variants, alpha, warnings)
+    threshold, ratios = _exceedances(variants, threshold_us, 1 - alpha, warnings)
+    tool = plan.variants[0].settings.tool
     return LatencyRunsResult(
         experiment.id,
-        plan.variants[0].settings.tool,
+        tool,
         tuple(variants),
         comparisons,
         tuple(warnings),
         experiment.accel,
+        threshold,
+        ratios,
     )
 
 
@@ -222,3 +229,34 @@ def _compare(
             continue
         result[variant.name] = tuple(compared)
     return result
+
+
+def _exceedances(
+    variants: Sequence[VariantTails], threshold_us: int | None, confidence: float, warnings: list[str]
+) -> tuple[int | None, dict[str, RateRatio]]:
+    """Return the threshold and, per variant, its exceedance rate ratio against the baseline (all
+    runs' samples pooled; exact conditional interval)."""
+    baseline = variants[0]
+    if len(variants) < 2 or baseline.counts.size == 0:
+        return threshold_us, {}
+    if threshold_us is None:
+        estimate = histogram_quantile(baseline.counts, baseline.overflow, 0.9999)
+        if estimate.value_us is None or not estimate.resolvable:
+            warnings.append(
+                f"no exceedance rates: {baseline.name}'s pooled p99.99 is not resolved; give --threshold"
+            )
+            return None, {}
+        threshold_us = estimate.value_us
+    ratios: dict[str, RateRatio] = {}
+    for variant in variants[1:]:
+        if variant.counts.size == 0:
+            continue
+        try:
+            k_a = exceedances(baseline.counts, baseline.overflow, threshold_us)
+            k_b = exceedances(variant.counts, variant.overflow, threshold_us)
+            n_a = int(baseline.counts.sum()) + baseline.overflow
+            n_b = int(variant.counts.sum()) + variant.overflow
+            ratios[variant.name] = rate_ratio(k_a, n_a, k_b, n_b, confidence)
+        except StatsError as error:
+            warnings.append(f"{variant.name}: no exceedance rate ({error})")
+    return threshold_us, ratios

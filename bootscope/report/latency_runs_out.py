@@ -37,7 +37,8 @@ def latency_runs_text(result: LatencyRunsResult) -> str:
         facts = [_facts(variant, "kernel_release"), _facts(variant, "preemption")]
         body.append([variant.name, str(len(variant.runs)), str(ok), *medians, str(variant.overflow), *facts])
     widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
-    lines = [f"latency run {result.experiment_id}: {result.tool}, {result.accel or 'local'}; us per run"]
+    where = "this machine" if result.accel in ("", "none") else f"QEMU {result.accel}"
+    lines = [f"latency run {result.experiment_id}: {result.tool}, {where}; us per run"]
     lines += [
         "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
         for row in [header, *body]
@@ -52,6 +53,14 @@ def latency_runs_text(result: LatencyRunsResult) -> str:
                 f"  {c.metric:<7} {c.a.n} vs {c.b.n} runs  shift {num(c.shift_estimate)} us"
                 f" {interval(c.shift_ci)}  p(Holm) {p}  {c.verdict}"
             )
+    for name, ratio in result.exceedance.items():
+        high = "inf" if ratio.high is None else f"{ratio.high:.3g}"
+        value = "-" if ratio.ratio is None else f"{ratio.ratio:.3g}"
+        lines.append(
+            f"exceedances above {result.threshold_us} us: {result.variants[0].name} {ratio.k_a}/{ratio.n_a},"
+            f" {name} {ratio.k_b}/{ratio.n_b}; rate ratio {value} [{ratio.low:.3g}, {high}]"
+            f" (exact conditional), p {ratio.p_value:.3g}"
+        )
     if not result.comparisons and len(result.variants) > 1:
         lines.append("no comparison: too few resolved runs")
     for warning in result.warnings:
@@ -83,6 +92,21 @@ def latency_runs_json(result: LatencyRunsResult) -> str:
             for v in result.variants
         ],
         "comparisons": {name: [comparison_dict(c) for c in cs] for name, cs in result.comparisons.items()},
+        "exceedance_threshold_us": result.threshold_us,
+        "exceedance": {
+            name: {
+                "k_a": r.k_a,
+                "n_a": r.n_a,
+                "k_b": r.k_b,
+                "n_b": r.n_b,
+                "rate_ratio": r.ratio,
+                "ci_low": r.low,
+                "ci_high": r.high,
+                "p_value": r.p_value,
+                "confidence": r.confidence,
+            }
+            for name, r in result.exceedance.items()
+        },
         "warnings": list(result.warnings),
     }
     return json.dumps(document, indent=2)

@@ -5,11 +5,13 @@ are in test_latency_local.py and test_latency_qemu.py."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_here import run_in_process
 
 from bootscope import metrics
 from bootscope.errors import InputError
@@ -220,7 +222,44 @@ def test_a_real_shift_is_found_with_holm_over_the_three_statistics(tmp_path: Pat
     assert by_stat["p99.9"].shift_estimate is not None and 30 < by_stat["p99.9"].shift_estimate < 50
     assert by_stat["p99.9"].verdict != "too few runs" and by_stat["p99.9"].p_adjusted is not None
     assert by_stat["p99.9"].p_adjusted < 0.05
+    ratio = result.exceedance[
+        "b"
+    ]  # above the baseline's pooled p99.99: b, shifted by 40 us, exceeds far more
+    assert (
+        result.threshold_us is not None and ratio.ratio is not None and ratio.low > 1 and ratio.p_value < 0.05
+    )
     text = latency_runs_text(result)
-    assert "Holm" in text and "b against a" in text
+    assert "Holm" in text and "b against a" in text and "rate ratio" in text
     assert '"comparisons"' in latency_runs_json(result)
     assert all(len(line) <= 72 for line in latency_runs_mail(result).splitlines())
+
+
+def test_bad_latency_options_exit_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = str(tmp_path / "x.db")
+    for args in (
+        ("local", "--variant", "a", "--variant", "b:interval=500"),
+        ("local", "--tool", "perf"),
+        ("local", "--load", "fork-bomb"),
+        ("local", "--duration", "soon"),
+        ("local", "--variant", "a:append=threadirqs"),
+    ):
+        assert run_in_process("latency", "run", *args, "--db", db) == 2, args
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and err.strip()
+
+
+def test_show_renders_a_stored_run_with_a_threshold_and_html(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store, exp, _ = run_fake(tmp_path, {"b": 5}, 2, ["a", "b"])
+    store.close()
+    db, page = str(tmp_path / "l.db"), tmp_path / "r.html"
+    assert (
+        run_in_process("latency", "show", str(exp), "--db", db, "--threshold", "30us", "--html", str(page))
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "exceedances above 30 us" in out and "too few runs" in out
+    assert page.read_text().count("<svg") == 2
+    assert run_in_process("latency", "show", str(exp), "--db", db, "--format", "json") == 0
+    assert json.loads(capsys.readouterr().out)["exceedance_threshold_us"] is not None
