@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from typing import Annotated
 
 import typer
@@ -100,7 +101,7 @@ def run(
                 smp,
             )
             result = runner.start(LatencyWorkload(plan), LocalQemu(), store, reporter, cancel=cancel)
-        _print(store, result.experiment.id, fmt, threshold=threshold)
+        _print(store, result.experiment.id, fmt, threshold=threshold, notes=result.notes)
 
 
 def show(
@@ -121,7 +122,12 @@ def show(
 
 
 def _print(
-    store: object, experiment_id: int | str, fmt: str, html: str | None = None, threshold: str | None = None
+    store: object,
+    experiment_id: int | str,
+    fmt: str,
+    html: str | None = None,
+    threshold: str | None = None,
+    notes: Sequence[str] = (),
 ) -> None:
     from bootscope.amounts import parse_amount
     from bootscope.lab.latency_views import analyze_latency_experiment
@@ -145,5 +151,7 @@ def _print(
         from bootscope.report.latency_html import write_latency_html
 
         write_latency_html(result, Path(html))
-    render = {"table": latency_runs_text, "json": latency_runs_json, "mail": latency_runs_mail}[fmt]
-    print(render(result))
+    if fmt == "json":
+        print(latency_runs_json(result, notes))
+        return
+    print(latency_runs_mail(result) if fmt == "mail" else latency_runs_text(result))

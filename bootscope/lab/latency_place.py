@@ -293,8 +293,12 @@ class QemuPlace:
         """Boot the variant's guest once; its console lines are the transcript."""
         config = replace(self.configs[variant.name], cpu_affinity=run.affinity)
         boot = target.boot(config, run.on_line, run.on_start)
+        host = (
+            LogLine(text=section_line("host")),
+            LogLine(text=f"qemu_command={command_text(boot.command)}"),
+        )
         return Measurement(
-            lines=boot.lines,
+            lines=boot.lines + host,  # after the console: kernel lines never fall into it
             command=self.commands[variant.name],
             outcome=boot.outcome.value,
             reason=boot.reason,

@@ -3,11 +3,12 @@
 A measurement, on this machine or in a guest, prints one transcript: section lines
 ``BOOTSCOPE-LATENCY <name>`` (written by :mod:`bootscope.lab.latency_place`) each start a section
 that runs to the next one. The store keeps the transcript as the record's log, so every number can
-be computed again from it. Sections: ``facts`` (``key=value`` lines: kernel release, preemption,
-cmdline, governor, idle state, the tool and load command lines), ``interrupts-before`` and
-``interrupts-after`` (``/proc/interrupts``), ``tool`` (the tool's text output), ``tool-json``
-(cyclictest's ``--json`` file), ``exit`` (the tool's exit status). In a guest the kernel's own
-console lines come before the first section and may interleave; they are kept but ignored.
+be computed again from it. Sections: ``host`` (what the host started: the QEMU command line),
+``facts`` (``key=value`` lines: kernel release, preemption, cmdline, governor, idle state, the tool
+and load command lines), ``interrupts-before`` and ``interrupts-after`` (``/proc/interrupts``),
+``tool`` (the tool's text output), ``tool-json`` (cyclictest's ``--json`` file), ``exit`` (the
+tool's exit status). In a guest the kernel's own console lines come before the first guest section
+and may interleave; they are kept but ignored.
 """
 
 from __future__ import annotations
@@ -33,9 +34,9 @@ class Transcript:
         return "\n".join(self.sections.get(name, ()))
 
     def facts(self) -> dict[str, str]:
-        """Return the ``facts`` section as a dict (an empty value stays '')."""
+        """Return the ``host`` and ``facts`` sections as one dict (an empty value stays '')."""
         found: dict[str, str] = {}
-        for line in self.sections.get("facts", ()):
+        for line in (*self.sections.get("host", ()), *self.sections.get("facts", ())):
             match = _FACT_RE.match(line)
             if match:
                 found[match.group(1)] = match.group(2).strip()

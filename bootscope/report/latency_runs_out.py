@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import statistics
 import textwrap
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from bootscope.report.compare_out import comparison_dict, interval, num
@@ -81,8 +82,9 @@ def _run_json(run: RunTail) -> dict[str, Any]:
     }
 
 
-def latency_runs_json(result: LatencyRunsResult) -> str:
-    """Return the result as JSON: variants with their runs, comparisons, warnings."""
+def latency_runs_json(result: LatencyRunsResult, notes: Sequence[str] = ()) -> str:
+    """Return the result as JSON: variants with their runs, comparisons, warnings, and the run's
+    ``notes`` (said before it ran: runs too short, timerlat fallbacks, what TCG means)."""
     document = {
         "experiment": result.experiment_id,
         "tool": result.tool,
@@ -108,6 +110,7 @@ def latency_runs_json(result: LatencyRunsResult) -> str:
             for name, r in result.exceedance.items()
         },
         "warnings": list(result.warnings),
+        "notes": list(notes),
     }
     return json.dumps(document, indent=2)
 

@@ -12,9 +12,17 @@ import pytest
 from cli_here import run_in_process
 
 from bootscope import metrics
-from bootscope.lab.latency_run import parse_tool_section
+from bootscope.lab import runner
+from bootscope.lab.fake import FakeTarget
+from bootscope.lab.latency_place import LocalPlace, Measurement
+from bootscope.lab.latency_plan import LatencyVariant, build_latency_plan
+from bootscope.lab.latency_run import LatencySettings, parse_tool_section
+from bootscope.lab.latency_workload import LatencyWorkload
+from bootscope.lab.target import Target
+from bootscope.lab.workload import SlotRun
 from bootscope.parse.latency_transcript import interrupt_counts, split_transcript
 from bootscope.store import Store
+from bootscope.store.records import STATUS_COMPLETE, STATUS_INTERRUPTED
 
 
 def test_real_cyclictest_runs_are_stored_and_match_their_own_footers(
@@ -58,3 +66,37 @@ def test_real_cyclictest_runs_are_stored_and_match_their_own_footers(
             assert (
                 len(json.loads(transcript.text("tool-json"))["thread"]) == os.cpu_count()
             )  # --json kept too
+
+
+class CtrlCOnSecondRun:
+    """The real local place, with a Ctrl-C in place of the second run."""
+
+    name = "local"
+
+    def __init__(self) -> None:
+        self.inner = LocalPlace()
+        self.calls = 0
+
+    def prepare(self, variant: LatencyVariant, target: Target, accel: str) -> list[str]:
+        return self.inner.prepare(variant, target, accel)
+
+    def measure(self, variant: LatencyVariant, run: SlotRun, target: Target) -> Measurement:
+        self.calls += 1
+        if self.calls == 2:
+            raise KeyboardInterrupt
+        return self.inner.measure(variant, run, target)
+
+
+def test_an_interrupted_run_keeps_its_finished_run_and_resumes_with_real_cyclictest(tmp_path: Path) -> None:
+    plan = build_latency_plan("local", LatencySettings(duration_s=1, histogram_us=200), [], 3, seed=2)
+    with Store.open(tmp_path / "r.db") as store:
+        with pytest.raises(KeyboardInterrupt):
+            runner.start(LatencyWorkload(plan, places={"base": CtrlCOnSecondRun()}), FakeTarget(), store)
+        exp_id = store.list_experiments()[-1].experiment.id
+        assert store.experiment(exp_id).status == STATUS_INTERRUPTED
+        assert [b.index for b in store.boots(exp_id)] == [1]  # the finished run is kept
+        result = runner.resume(exp_id, store, FakeTarget())  # the stored plan, real cyclictest
+        assert result.status == STATUS_COMPLETE
+        boots = store.boots(exp_id)
+        assert sorted(b.index for b in boots) == [1, 2, 3] and all(b.outcome == "ok" for b in boots)
+        assert all(b.metrics[metrics.LATENCY_MAX_US] is not None for b in boots)

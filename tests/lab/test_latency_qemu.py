@@ -47,6 +47,10 @@ def test_cloud_against_rt_kernel_under_hackbench_in_qemu(
             footer = next(line for line in transcript.sections["tool"] if line.startswith("# Max Latencies:"))
             assert boot.metrics[metrics.LATENCY_MAX_US] == max(int(v) for v in footer.split(":")[1].split())
             assert facts["load_command"].startswith("hackbench") and facts["cpus"] == "2"
+            assert (
+                facts["qemu_command"].startswith("qemu-system-x86_64")
+                and "-accel tcg" in facts["qemu_command"]
+            )
             assert "quiet" in facts["cmdline"] and facts["tool_command"] == " ".join(boot.command)
             if boot.variant == "rt":
                 assert boot.kernel_release == facts["kernel_release"] and boot.kernel_release.endswith(
