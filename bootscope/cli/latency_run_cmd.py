@@ -109,6 +109,9 @@ def show(
     db: options.Db = defaults.DEFAULT_DB,
     fmt: FormatOpt = "table",
     threshold: ThresholdOpt = None,
+    threads: Annotated[
+        bool, typer.Option("--threads", help="Also show every run's per-thread table (as latency analyze).")
+    ] = False,
     html: Annotated[
         str | None, typer.Option("--html", help="Also write an HTML report with histogram overlays here.")
     ] = None,
@@ -118,7 +121,7 @@ def show(
 
     fmt = options.check_format(fmt, RUN_FORMATS)
     with Store.open(db) as store:
-        _print(store, experiment, fmt, html, threshold)
+        _print(store, experiment, fmt, html, threshold, threads=threads)
 
 
 def _print(
@@ -128,6 +131,7 @@ def _print(
     html: str | None = None,
     threshold: str | None = None,
     notes: Sequence[str] = (),
+    threads: bool = False,
 ) -> None:
     from bootscope.amounts import parse_amount
     from bootscope.lab.latency_views import analyze_latency_experiment
@@ -154,4 +158,9 @@ def _print(
     if fmt == "json":
         print(latency_runs_json(result, notes))
         return
+    if threads and fmt == "table":
+        from bootscope.report.latency_out import latency_table
+
+        print(latency_table([row for v in result.variants for run in v.runs for row in run.rows]))
+        print()
     print(latency_runs_mail(result) if fmt == "mail" else latency_runs_text(result))

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bootscope import metrics
+from bootscope.analyze.latency import LatencyRow, summarize_run
 from bootscope.errors import BootscopeError, InputError, StatsError
 from bootscope.lab.latency_plan import latency_plan_from_dict, unequal_settings
 from bootscope.lab.latency_run import parse_tool_section, preemption_from, run_metrics
@@ -63,6 +64,7 @@ class RunTail:
     limit_us: int | None
     facts: Mapping[str, str]
     interrupts: tuple[tuple[str, int], ...] = ()
+    rows: tuple[LatencyRow, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +130,7 @@ def run_tail(variant: str, index: int, outcome: str, lines: Sequence[str]) -> tu
         limit_us=min(limits) if limits else None,
         facts=facts,
         interrupts=tuple(delta[:TOP_INTERRUPTS]),
+        rows=tuple(summarize_run(run)),
     )  # fmt: skip
     return tail, summed if with_histogram else None
 

@@ -261,5 +261,8 @@ def test_show_renders_a_stored_run_with_a_threshold_and_html(
     out = capsys.readouterr().out
     assert "exceedances above 30 us" in out and "too few runs" in out
     assert page.read_text().count("<svg") == 2
+    assert run_in_process("latency", "show", str(exp), "--db", db, "--threads") == 0
+    table = capsys.readouterr().out
+    assert "a#1" in table and "b#" in table and "p99.99" in table  # per-thread rows of every run
     assert run_in_process("latency", "show", str(exp), "--db", db, "--format", "json") == 0
     assert json.loads(capsys.readouterr().out)["exceedance_threshold_us"] is not None
