@@ -185,8 +185,12 @@ def build_latency_plan(
 
 
 def unequal_settings(variants: Sequence[LatencyVariant]) -> list[str]:
-    """Return the names of the :data:`COMPARABLE_SETTINGS` that differ between ``variants``."""
-    return [name for name in COMPARABLE_SETTINGS if len({getattr(v.settings, name) for v in variants}) > 1]
+    """Return the names of the :data:`COMPARABLE_SETTINGS` that differ between ``variants``, and
+    ``smp`` when guests differ in CPUs (one cyclictest thread per CPU: the thread count differs)."""
+    names = [name for name in COMPARABLE_SETTINGS if len({getattr(v.settings, name) for v in variants}) > 1]
+    if len({v.smp for v in variants if not v.local}) > 1:
+        names.append("smp")
+    return names
 
 
 def short_run_notes(

@@ -109,6 +109,8 @@ def test_unequal_settings_are_refused_unless_allowed_and_then_said_loudly(tmp_pa
         build_latency_plan("local", SHORT, ["a", "b:interval=1000"], 2, seed=1)
     with pytest.raises(InputError, match="differ in load"):
         build_latency_plan("local", SHORT, ["a", "b:load=hackbench"], 2, seed=1)
+    with pytest.raises(InputError, match="differ in smp"):
+        build_latency_plan("debian:rt", SHORT, ["a", "b:smp=4"], 2, seed=1)
     with pytest.raises(InputError, match="different tools"):
         build_latency_plan("local", SHORT, ["a", "b:tool=oslat"], 2, seed=1, allow_unequal=True)
     with pytest.raises(InputError, match="cannot mix"):
