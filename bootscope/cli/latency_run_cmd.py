@@ -112,6 +112,9 @@ def show(
     threads: Annotated[
         bool, typer.Option("--threads", help="Also show every run's per-thread table (as latency analyze).")
     ] = False,
+    gev: Annotated[
+        bool, typer.Option("--gev", help="Fit a GEV to the run maxima (10+ runs): return levels; slow.")
+    ] = False,
     html: Annotated[
         str | None, typer.Option("--html", help="Also write an HTML report with histogram overlays here.")
     ] = None,
@@ -121,7 +124,7 @@ def show(
 
     fmt = options.check_format(fmt, RUN_FORMATS)
     with Store.open(db) as store:
-        _print(store, experiment, fmt, html, threshold, threads=threads)
+        _print(store, experiment, fmt, html, threshold, threads=threads, gev=gev)
 
 
 def _print(
@@ -132,6 +135,7 @@ def _print(
     threshold: str | None = None,
     notes: Sequence[str] = (),
     threads: bool = False,
+    gev: bool = False,
 ) -> None:
     from bootscope.amounts import parse_amount
     from bootscope.lab.latency_views import analyze_latency_experiment
@@ -148,7 +152,7 @@ def _print(
         if value is None or fraction is not None:
             raise InputError(f"--threshold {threshold!r}: give a latency such as 100us")
         threshold_us = round(value * 1e6)
-    result = analyze_latency_experiment(store, experiment_id, threshold_us=threshold_us)
+    result = analyze_latency_experiment(store, experiment_id, threshold_us=threshold_us, gev=gev)
     if html:
         from pathlib import Path
 

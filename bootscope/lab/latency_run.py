@@ -56,6 +56,8 @@ def check_settings(settings: LatencySettings) -> None:
         raise InputError(f"unknown load {settings.load!r}; use {', '.join(LOADS)}")
     if settings.duration_s < 1 or settings.interval_us < 1 or settings.histogram_us < 1:
         raise InputError("duration, interval and histogram must be at least 1")
+    if settings.tool == "oslat" and not 4 <= settings.histogram_us <= 1024:
+        raise InputError(f"oslat takes 4..1024 histogram buckets (-b), not {settings.histogram_us}")
     if not 1 <= settings.priority <= 99:
         raise InputError(f"priority must lie in 1..99, not {settings.priority}")
 

@@ -28,7 +28,7 @@ from bootscope.model import Comparison, Outcome
 from bootscope.parse.latency_transcript import interrupt_counts, split_transcript
 from bootscope.stats.compare import Options
 from bootscope.stats.latency import RateRatio, exceedances, histogram_quantile, rate_ratio
-from bootscope.stats.latency_tail import compare_run_statistics
+from bootscope.stats.latency_tail import GevFit, compare_run_statistics, gev_fit
 from bootscope.store import Store
 
 # The statistic names shown and compared, each with the metric it is stored as.
@@ -47,6 +47,10 @@ FACT_KEYS = (
     "idle_governor",
 )
 TOP_INTERRUPTS = 5
+GEV_MIN_RUNS = 10  # a GEV fit needs at least 10 block maxima: one per run
+GEV_RETURN_CYCLES = (10**6, 10**9)
+# scipy's genextreme.fit takes 0.2-0.5 s here; the bootstrap refits this many times per variant.
+GEV_RESAMPLES = 50
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +99,7 @@ class LatencyRunsResult:
     accel: str = ""
     threshold_us: int | None = None
     exceedance: Mapping[str, RateRatio] = field(default_factory=dict)
+    gev: Mapping[str, GevFit] = field(default_factory=dict)
 
 
 def run_tail(variant: str, index: int, outcome: str, lines: Sequence[str]) -> tuple[RunTail, IntArray | None]:
@@ -136,11 +141,16 @@ def run_tail(variant: str, index: int, outcome: str, lines: Sequence[str]) -> tu
 
 
 def analyze_latency_experiment(
-    store: Store, experiment_id: int | str, alpha: float = 0.05, threshold_us: int | None = None
+    store: Store,
+    experiment_id: int | str,
+    alpha: float = 0.05,
+    threshold_us: int | None = None,
+    gev: bool = False,
 ) -> LatencyRunsResult:
     """Return the analysis of a stored latency experiment; exceedances are counted above
-    ``threshold_us`` (None: the baseline's pooled p99.99). Raises StoreError for an unknown
-    experiment, InputError when it is not a latency experiment."""
+    ``threshold_us`` (None: the baseline's pooled p99.99); ``gev`` adds a GEV fit of each variant's
+    run maxima (10 runs or more; seconds to a minute: a bootstrap of maximum-likelihood fits).
+    Raises StoreError for an unknown experiment, InputError when it is not a latency experiment."""
 
     experiment = store.experiment(experiment_id)
     if experiment.plan.get("workload") != "latency":
@@ -169,16 +179,17 @@ def analyze_latency_experiment(
         warnings += _variant_warnings(variants[-1])
     comparisons = _compare(variants, alpha, warnings)
     threshold, ratios = _exceedances(variants, threshold_us, 1 - alpha, warnings)
-    tool = plan.variants[0].settings.tool
+    fits = {v.name: fit for v in variants if gev and (fit := _gev(v, 1 - alpha, warnings)) is not None}
     return LatencyRunsResult(
-        experiment.id,
-        tool,
-        tuple(variants),
-        comparisons,
-        tuple(warnings),
-        experiment.accel,
-        threshold,
-        ratios,
+        experiment_id=experiment.id,
+        tool=plan.variants[0].settings.tool,
+        variants=tuple(variants),
+        comparisons=comparisons,
+        warnings=tuple(warnings),
+        accel=experiment.accel,
+        threshold_us=threshold,
+        exceedance=ratios,
+        gev=fits,
     )
 
 
@@ -263,3 +274,27 @@ def _exceedances(
         except StatsError as error:
             warnings.append(f"{variant.name}: no exceedance rate ({error})")
     return threshold_us, ratios
+
+
+def _gev(variant: VariantTails, confidence: float, warnings: list[str]) -> GevFit | None:
+    """Return the GEV fit of the variant's run maxima (each run one block of its cycles, all threads),
+    None with fewer than 10 runs; a failed fit is a warning, a heavy tail too."""
+    runs = [r for r in variant.runs if r.statistics.get("max") is not None and r.cycles > 0]
+    if len(runs) < GEV_MIN_RUNS:
+        return None
+    block = int(np.median([r.cycles for r in runs]))
+    periods = tuple(r for r in GEV_RETURN_CYCLES if r > block)
+    if not periods:
+        return None
+    maxima = [float(r.statistics["max"] or 0.0) for r in runs]
+    try:
+        fit = gev_fit(maxima, block, periods, confidence, resamples=GEV_RESAMPLES)
+    except StatsError as error:
+        warnings.append(f"{variant.name}: no GEV fit ({error})")
+        return None
+    if fit.heavy_tail:
+        warnings.append(
+            f"{variant.name}: the run maxima have a heavy tail (GEV shape {fit.shape_xi:.2f} > 0):"
+            " return levels grow without bound and long extrapolations are fragile"
+        )
+    return fit

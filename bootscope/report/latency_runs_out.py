@@ -62,6 +62,15 @@ def latency_runs_text(result: LatencyRunsResult) -> str:
             f" {name} {ratio.k_b}/{ratio.n_b}; rate ratio {value} [{ratio.low:.3g}, {high}]"
             f" (exact conditional), p {ratio.p_value:.3g}"
         )
+    for name, fit in result.gev.items():
+        levels = "; ".join(
+            f"once per {cycles:.0e} cycles {level:.0f} us [{low:.0f}, {high:.0f}]"
+            for cycles, (level, low, high) in fit.return_levels.items()
+        )
+        lines.append(
+            f"{name}: GEV of {fit.blocks} run maxima (blocks of {fit.block_cycles} cycles), shape"
+            f" {fit.shape_xi:.2f}{' (heavy tail)' if fit.heavy_tail else ''}: {levels}"
+        )
     if not result.comparisons and len(result.variants) > 1:
         lines.append("no comparison: too few resolved runs")
     for warning in result.warnings:
@@ -108,6 +117,18 @@ def latency_runs_json(result: LatencyRunsResult, notes: Sequence[str] = ()) -> s
                 "confidence": r.confidence,
             }
             for name, r in result.exceedance.items()
+        },
+        "gev": {
+            name: {
+                "blocks": fit.blocks,
+                "block_cycles": fit.block_cycles,
+                "shape_xi": fit.shape_xi,
+                "loc_us": fit.loc_us,
+                "scale_us": fit.scale_us,
+                "heavy_tail": fit.heavy_tail,
+                "return_levels_us": {str(c): list(v) for c, v in fit.return_levels.items()},
+            }
+            for name, fit in result.gev.items()
         },
         "warnings": list(result.warnings),
         "notes": list(notes),

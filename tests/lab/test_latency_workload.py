@@ -15,7 +15,7 @@ from cli_here import run_in_process
 
 from bootscope import metrics
 from bootscope.errors import InputError
-from bootscope.lab import runner
+from bootscope.lab import latency_views, runner
 from bootscope.lab.fake import FakeTarget
 from bootscope.lab.latency_place import Measurement, guest_script
 from bootscope.lab.latency_plan import build_latency_plan, short_run_notes
@@ -268,3 +268,18 @@ def test_show_renders_a_stored_run_with_a_threshold_and_html(
     assert "a#1" in table and "b#" in table and "p99.99" in table  # per-thread rows of every run
     assert run_in_process("latency", "show", str(exp), "--db", db, "--format", "json") == 0
     assert json.loads(capsys.readouterr().out)["exceedance_threshold_us"] is not None
+
+
+def test_ten_runs_give_a_gev_fit_with_return_levels(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(
+        latency_views, "GEV_RESAMPLES", 3
+    )  # each refit takes ~0.3 s; intervals are tested in stats
+    store, exp, _ = run_fake(tmp_path, {}, 10, [])
+    assert analyze_latency_experiment(store, exp).gev == {}  # only when asked: it is slow
+    result = analyze_latency_experiment(store, exp, gev=True)
+    fit = result.gev["base"]
+    assert fit.blocks == 10 and fit.block_cycles == 400_000
+    assert set(fit.return_levels) == {10**6, 10**9}
+    assert fit.return_levels[10**9][0] > fit.return_levels[10**6][0] > 0  # rarer means higher
+    assert fit.heavy_tail == any("heavy tail" in w for w in result.warnings)  # Pareto samples: said loudly
+    assert "GEV of 10 run maxima" in latency_runs_text(result)
