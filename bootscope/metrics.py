@@ -50,6 +50,7 @@ LOGIN_PROMPT_S = "login_prompt_s"
 LATENCY_MAX_US = "latency_max_us"
 LATENCY_P99_US = "latency_p99_us"
 LATENCY_P999_US = "latency_p999_us"
+LATENCY_P9999_US = "latency_p9999_us"
 
 _TABLE = (
     Metric(
@@ -71,6 +72,14 @@ _TABLE = (
         "us",
         Clock.HOST_MONOTONIC,
         "the largest per-thread 99.9th percentile of one run, from the tool's histogram (order statistic).",
+        workloads=("latency",),
+    ),
+    Metric(
+        LATENCY_P9999_US,
+        "us",
+        Clock.HOST_MONOTONIC,
+        "the largest per-thread 99.99th percentile of one run, from the tool's histogram (None when a"
+        " thread has fewer than 10 expected samples beyond it, or it lies in the overflow).",
         workloads=("latency",),
     ),
     Metric(
@@ -169,7 +178,9 @@ COMPARED_METRICS = (KERNEL_INIT_S, USERSPACE_S)
 # Every export names these, even when a boot did not reach them (value None).
 EXPORT_METRICS = SUMMARY_METRICS
 # A latency run's metrics (each run's own histogram), in the order reports show them.
-LATENCY_METRICS = (LATENCY_MAX_US, LATENCY_P99_US, LATENCY_P999_US)
+LATENCY_METRICS = (LATENCY_MAX_US, LATENCY_P99_US, LATENCY_P999_US, LATENCY_P9999_US)
+# What `latency run` compares across runs (each run one observation; the tail statistics).
+LATENCY_COMPARED_METRICS = (LATENCY_P999_US, LATENCY_P9999_US, LATENCY_MAX_US)
 # A kexec reboot's metrics, in the order reports show them.
 KEXEC_METRICS = (KEXEC_DOWNTIME_S, KEXEC_BLIND_S, KEXEC_LOAD_S, KERNEL_INIT_S)
 # The metric that decides --until precise for a boot run (seed 000 times the boot to the shell).

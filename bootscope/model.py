@@ -149,6 +149,7 @@ class Metrics:
     latency_max_us: float | None = None
     latency_p99_us: float | None = None
     latency_p999_us: float | None = None
+    latency_p9999_us: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

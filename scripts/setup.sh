@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(python3 python3-venv python3-pip qemu-system-x86 busybox-static kexec-tools rt-tests cpio
+APT_PACKAGES=(python3 python3-venv python3-pip qemu-system-x86 busybox-static kexec-tools rt-tests rtla stress-ng cpio
   debootstrap zstd xz-utils chromium fonts-dejavu-core postgresql e2fsprogs qemu-utils procps git)
 need_apt=()
 for pkg in "${APT_PACKAGES[@]}"; do

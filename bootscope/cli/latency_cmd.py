@@ -58,3 +58,15 @@ def analyze(files: FilesArg, output_format: FormatOpt = "table", confidence: Con
     print(latency_table(rows))
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
+
+
+def _register() -> None:
+    # The measuring commands live in their own module (one verb per file); registered here so that
+    # `bootscope latency --help` lists them beside analyze.
+    from bootscope.cli import latency_run_cmd
+
+    app.command("run")(latency_run_cmd.run)
+    app.command("show")(latency_run_cmd.show)
+
+
+_register()

@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from bootscope.errors import BootError, InputError
+from bootscope.errors import BootError
+from bootscope.lab.latency_run import LOADS, load_argv, preemption_from
 
-LOADS = ("none", "hackbench", "stress-ng")
+__all__ = ["LOADS", "CommandOutput", "CommandTarget", "LocalHost", "preemption_model"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,17 +59,8 @@ def _read(path: str) -> str | None:
 
 
 def preemption_model() -> str | None:
-    """Return this kernel's preemption model: the bracketed word of /sys/kernel/debug/sched/preempt
-    (``full`` in ``none voluntary (full)``), else PREEMPT_RT/PREEMPT_DYNAMIC/PREEMPT from uname -v,
-    None if neither says."""
-    text = _read("/sys/kernel/debug/sched/preempt")
-    if text and "(" in text:
-        return text[text.index("(") + 1 : text.index(")")]
-    version = platform.uname().version
-    for word in ("PREEMPT_RT", "PREEMPT_DYNAMIC", "PREEMPT"):
-        if word in version.split():
-            return word
-    return None
+    """Return this kernel's preemption model (see :func:`bootscope.lab.latency_run.preemption_from`)."""
+    return preemption_from(_read("/sys/kernel/debug/sched/preempt"), platform.uname().version)
 
 
 class LocalHost:
@@ -89,15 +81,9 @@ class LocalHost:
 
     def start_load(self, load: str) -> object | None:
         """Start ``load`` in its own process group; raises InputError for an unknown load."""
-        if load not in LOADS:
-            raise InputError(f"unknown load {load!r}; use {', '.join(LOADS)}")
-        if load == "none":
+        argv = load_argv(load, os.cpu_count() or 1)
+        if argv is None:
             return None
-        cpus = str(os.cpu_count() or 1)
-        argv = {
-            "hackbench": ("hackbench", "-l", "100000000", "-s", "512"),
-            "stress-ng": ("stress-ng", "--cpu", cpus, "--timeout", "0"),
-        }[load]
         try:
             return subprocess.Popen(
                 argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
@@ -127,5 +113,7 @@ class LocalHost:
             "preemption": preemption_model(),
             "cmdline": _read("/proc/cmdline"),
             "governor": _read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
+            "idle_driver": _read("/sys/devices/system/cpu/cpuidle/current_driver"),
+            "idle_governor": _read("/sys/devices/system/cpu/cpuidle/current_governor_ro"),
             "cpus": os.cpu_count(),
         }

@@ -1,0 +1,170 @@
+"""``bootscope latency run TARGET`` and ``bootscope latency show ID``: measure tails, compare runs."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Annotated
+
+import typer
+
+from bootscope import defaults
+from bootscope.cli import options
+from bootscope.errors import InputError
+
+RUN_FORMATS = ("table", "json", "mail")
+TargetArg = Annotated[
+    str | None,
+    typer.Argument(
+        help="local (this machine), or a kernel for a QEMU guest: debian:rt, debian:amd64, a path."
+    ),
+]
+FormatOpt = Annotated[str, typer.Option("--format", help=f"Output format: {', '.join(RUN_FORMATS)}.")]
+ThresholdOpt = Annotated[
+    str | None,
+    typer.Option("--threshold", help="Exceedance threshold (100us; default: the baseline's pooled p99.99)."),
+]
+
+
+def run(
+    target: TargetArg = None,
+    tool: Annotated[str, typer.Option("--tool", help="cyclictest, oslat or timerlat (rtla).")] = "cyclictest",
+    duration: Annotated[str, typer.Option("--duration", help="Length of one run (60s).")] = "60s",
+    load: Annotated[
+        str, typer.Option("--load", help="Background load: hackbench, stress-ng or none.")
+    ] = "none",
+    samples: Annotated[int, typer.Option("-n", "--samples", help="Runs per variant.")] = 5,
+    variant: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--variant",
+            help="NAME:OPTION=VALUE,... with OPTION kernel, append, smp, mem, tool, duration, interval,"
+            " priority, histogram, threads, affinity, mainaffinity, load (repeat for each variant).",
+        ),
+    ] = None,
+    interval: Annotated[
+        int, typer.Option("--interval", help="Wake-up interval in us (cyclictest -i).")
+    ] = 200,
+    priority: Annotated[int, typer.Option("--priority", help="SCHED_FIFO priority (cyclictest -p).")] = 95,
+    histogram: Annotated[
+        int, typer.Option("--histogram", help="Histogram buckets in us (cyclictest -h).")
+    ] = 400,
+    smp: Annotated[int, typer.Option("--smp", help="Guest CPUs (QEMU targets).")] = 2,
+    allow_unequal: Annotated[
+        bool, typer.Option("--allow-unequal", help="Measure variants whose tool settings or load differ.")
+    ] = False,
+    warmup: Annotated[int, typer.Option("--warmup", help="Warm-up runs per variant (not compared).")] = 0,
+    seed: options.Seed = None,
+    accel: options.Accel = None,
+    resume: options.Resume = None,
+    db: options.Db = defaults.DEFAULT_DB,
+    fmt: FormatOpt = "table",
+    threshold: ThresholdOpt = None,
+) -> None:
+    """Run a latency tool many times per variant, interleaved, store every run, compare the tails."""
+    from bootscope.cli.console import error_console
+    from bootscope.cli.signals import stop_on_signals
+    from bootscope.lab import runner
+    from bootscope.lab.latency_plan import build_latency_plan, duration_s
+    from bootscope.lab.latency_run import LatencySettings
+    from bootscope.lab.latency_workload import LatencyWorkload
+    from bootscope.lab.plan import resolve_seed
+    from bootscope.lab.progress import RichReporter, SilentReporter
+    from bootscope.lab.target import LocalQemu
+    from bootscope.store import Store
+
+    fmt = options.check_format(fmt, RUN_FORMATS)
+    err = error_console()
+    cancel = threading.Event()
+    reporter = SilentReporter() if fmt != "table" else RichReporter(err)
+    with stop_on_signals(cancel), Store.open(db) as store:
+        if resume is not None:
+            if target or variant:
+                raise InputError("--resume takes no TARGET or --variant: it reruns the stored plan")
+            result = runner.resume(resume, store, LocalQemu(), reporter, cancel=cancel)
+        else:
+            if not target:
+                raise InputError("give a TARGET (local, debian:rt, a kernel path) or --resume ID")
+            base = LatencySettings(
+                tool=tool, duration_s=duration_s(duration), interval_us=interval, priority=priority,
+                histogram_us=histogram, load=load,
+            )  # fmt: skip
+            plan = build_latency_plan(
+                target,
+                base,
+                variant or [],
+                samples,
+                resolve_seed(seed),
+                warmup,
+                accel or "auto",
+                allow_unequal,
+                smp,
+            )
+            result = runner.start(LatencyWorkload(plan), LocalQemu(), store, reporter, cancel=cancel)
+        _print(store, result.experiment.id, fmt, threshold=threshold, notes=result.notes)
+
+
+def show(
+    experiment: Annotated[str, typer.Argument(help="Experiment id of a latency run.")],
+    db: options.Db = defaults.DEFAULT_DB,
+    fmt: FormatOpt = "table",
+    threshold: ThresholdOpt = None,
+    threads: Annotated[
+        bool, typer.Option("--threads", help="Also show every run's per-thread table (as latency analyze).")
+    ] = False,
+    gev: Annotated[
+        bool, typer.Option("--gev", help="Fit a GEV to the run maxima (10+ runs): return levels; slow.")
+    ] = False,
+    html: Annotated[
+        str | None, typer.Option("--html", help="Also write an HTML report with histogram overlays here.")
+    ] = None,
+) -> None:
+    """Show a stored latency run: per-variant tails, comparisons, guard-rail warnings."""
+    from bootscope.store import Store
+
+    fmt = options.check_format(fmt, RUN_FORMATS)
+    with Store.open(db) as store:
+        _print(store, experiment, fmt, html, threshold, threads=threads, gev=gev)
+
+
+def _print(
+    store: object,
+    experiment_id: int | str,
+    fmt: str,
+    html: str | None = None,
+    threshold: str | None = None,
+    notes: Sequence[str] = (),
+    threads: bool = False,
+    gev: bool = False,
+) -> None:
+    from bootscope.amounts import parse_amount
+    from bootscope.lab.latency_views import analyze_latency_experiment
+    from bootscope.report.latency_runs_out import latency_runs_json, latency_runs_mail, latency_runs_text
+    from bootscope.store import Store
+
+    assert isinstance(store, Store)
+    threshold_us = None
+    if threshold is not None:
+        # "100us" -> 100; a bare number is in us.
+        value, fraction = parse_amount(
+            threshold if threshold[-1:].isalpha() else f"{threshold}us", "s", "--threshold"
+        )
+        if value is None or fraction is not None:
+            raise InputError(f"--threshold {threshold!r}: give a latency such as 100us")
+        threshold_us = round(value * 1e6)
+    result = analyze_latency_experiment(store, experiment_id, threshold_us=threshold_us, gev=gev)
+    if html:
+        from pathlib import Path
+
+        from bootscope.report.latency_html import write_latency_html
+
+        write_latency_html(result, Path(html))
+    if fmt == "json":
+        print(latency_runs_json(result, notes))
+        return
+    if threads and fmt == "table":
+        from bootscope.report.latency_out import latency_table
+
+        print(latency_table([row for v in result.variants for run in v.runs for row in run.rows]))
+        print()
+    print(latency_runs_mail(result) if fmt == "mail" else latency_runs_text(result))

@@ -1,0 +1,68 @@
+"""An HTML page for a latency experiment: log-y histogram overlays (OSADL style) and survival
+functions per variant (all runs and threads pooled), the result table and the warnings. Rendering only."""
+
+from __future__ import annotations
+
+import html
+import io
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+
+from bootscope.report.atomic import write_atomically
+from bootscope.report.latency_runs_out import latency_runs_text
+
+if TYPE_CHECKING:
+    from bootscope.lab.latency_views import LatencyRunsResult
+
+
+def _svg(result: LatencyRunsResult, survival: bool) -> str:
+    plt.rcParams.update({"svg.fonttype": "none"})
+    fig, ax = plt.subplots(figsize=(10, 5), layout="constrained")
+    for variant in result.variants:
+        counts = variant.counts
+        if counts.size == 0:
+            continue
+        x = np.arange(counts.size)
+        if survival:
+            total = counts.sum() + variant.overflow
+            beyond = (total - np.cumsum(counts)) / max(total, 1)  # P(latency > x us)
+            ax.step(x, np.where(beyond > 0, beyond, np.nan), where="post", label=variant.name)
+        else:
+            ax.step(x, np.where(counts > 0, counts, np.nan), where="mid", label=variant.name)
+    ax.set_yscale("log")
+    ax.set_xlabel("latency (us)")
+    ax.set_ylabel("P(latency > x)" if survival else "samples (log)")
+    ax.set_title("survival function per variant" if survival else "latency histogram per variant")
+    ax.legend()
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg")
+    plt.close(fig)
+    text = buffer.getvalue()
+    return text[text.index("<svg") :]
+
+
+def latency_html(result: LatencyRunsResult) -> str:
+    """Return the page: two overlays (inline SVG) and the text table with its warnings."""
+    return (
+        "<!doctype html><meta charset=utf-8>"
+        f"<title>bootscope latency run {result.experiment_id}</title>"
+        f"<h1>Latency run {result.experiment_id} ({html.escape(result.tool)})</h1>"
+        f"{_svg(result, survival=False)}{_svg(result, survival=True)}"
+        f"<pre>{html.escape(latency_runs_text(result))}</pre>"
+    )
+
+
+def write_latency_html(result: LatencyRunsResult, path: Path) -> None:
+    """Write :func:`latency_html` to ``path`` atomically."""
+    page = latency_html(result)
+
+    def write(temporary: Path) -> None:
+        temporary.write_text(page)
+
+    write_atomically(path, write)

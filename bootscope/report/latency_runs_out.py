@@ -1,0 +1,146 @@
+"""A latency experiment's result as a terminal table, JSON or mail text. Rendering only."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import textwrap
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from bootscope.report.compare_out import comparison_dict, interval, num
+from bootscope.report.mail import to_mail
+
+if TYPE_CHECKING:
+    from bootscope.lab.latency_views import LatencyRunsResult, RunTail, VariantTails
+
+STATS = ("p99.9", "p99.99", "max")
+
+
+def _median(variant: VariantTails, statistic: str) -> str:
+    values = variant.values(statistic)
+    return "n/a" if not values else num(statistics.median(values))
+
+
+def _facts(variant: VariantTails, key: str) -> str:
+    seen = sorted({run.facts.get(key, "") for run in variant.runs if run.facts.get(key)})
+    return " | ".join(seen) or "-"
+
+
+def latency_runs_text(result: LatencyRunsResult) -> str:
+    """Return the per-variant table (median over runs of each run's p99.9/p99.99/max, us), the
+    comparisons against the baseline with the method named, and the warnings."""
+    header = ["variant", "runs", "ok", *[f"{s} (median)" for s in STATS], "overflow", "kernel", "preempt"]
+    body = []
+    for variant in result.variants:
+        ok = sum(1 for run in variant.runs if run.outcome == "ok")
+        medians = [_median(variant, s) for s in STATS]
+        facts = [_facts(variant, "kernel_release"), _facts(variant, "preemption")]
+        body.append([variant.name, str(len(variant.runs)), str(ok), *medians, str(variant.overflow), *facts])
+    widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
+    where = "this machine" if result.accel in ("", "none") else f"QEMU {result.accel}"
+    lines = [f"latency run {result.experiment_id}: {result.tool}, {where}; us per run"]
+    lines += [
+        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+        for row in [header, *body]
+    ]
+    lines.append("")
+    for name, comparisons in result.comparisons.items():
+        lines.append(f"{name} against {result.variants[0].name} (each run's statistic one observation;"
+                     " Hodges-Lehmann shift, Mann-Whitney, Holm over the statistics):")  # fmt: skip
+        for c in comparisons:
+            p = "-" if c.p_adjusted is None else f"{c.p_adjusted:.3g}"
+            lines.append(
+                f"  {c.metric:<7} {c.a.n} vs {c.b.n} runs  shift {num(c.shift_estimate)} us"
+                f" {interval(c.shift_ci)}  p(Holm) {p}  {c.verdict}"
+            )
+    for name, ratio in result.exceedance.items():
+        high = "inf" if ratio.high is None else f"{ratio.high:.3g}"
+        value = "-" if ratio.ratio is None else f"{ratio.ratio:.3g}"
+        lines.append(
+            f"exceedances above {result.threshold_us} us: {result.variants[0].name} {ratio.k_a}/{ratio.n_a},"
+            f" {name} {ratio.k_b}/{ratio.n_b}; rate ratio {value} [{ratio.low:.3g}, {high}]"
+            f" (exact conditional), p {ratio.p_value:.3g}"
+        )
+    for name, fit in result.gev.items():
+        levels = "; ".join(
+            f"once per {cycles:.0e} cycles {level:.0f} us [{low:.0f}, {high:.0f}]"
+            for cycles, (level, low, high) in fit.return_levels.items()
+        )
+        lines.append(
+            f"{name}: GEV of {fit.blocks} run maxima (blocks of {fit.block_cycles} cycles), shape"
+            f" {fit.shape_xi:.2f}{' (heavy tail)' if fit.heavy_tail else ''}: {levels}"
+        )
+    if not result.comparisons and len(result.variants) > 1:
+        lines.append("no comparison: too few resolved runs")
+    for warning in result.warnings:
+        lines.append(f"warning: {warning}")
+    return "\n".join(lines)
+
+
+def _run_json(run: RunTail) -> dict[str, Any]:
+    return {
+        "index": run.index,
+        "outcome": run.outcome,
+        **{f"{name}_us": run.statistics.get(name) for name in STATS},
+        "overflow": run.overflow,
+        "cycles": run.cycles,
+        "histogram_limit_us": run.limit_us,
+        "facts": dict(run.facts),
+        "interrupts_during": dict(run.interrupts),
+    }
+
+
+def latency_runs_json(result: LatencyRunsResult, notes: Sequence[str] = ()) -> str:
+    """Return the result as JSON: variants with their runs, comparisons, warnings, and the run's
+    ``notes`` (said before it ran: runs too short, timerlat fallbacks, what TCG means)."""
+    document = {
+        "experiment": result.experiment_id,
+        "tool": result.tool,
+        "accel": result.accel,
+        "variants": [
+            {"name": v.name, "runs": [_run_json(run) for run in v.runs], "overflow": v.overflow}
+            for v in result.variants
+        ],
+        "comparisons": {name: [comparison_dict(c) for c in cs] for name, cs in result.comparisons.items()},
+        "exceedance_threshold_us": result.threshold_us,
+        "exceedance": {
+            name: {
+                "k_a": r.k_a,
+                "n_a": r.n_a,
+                "k_b": r.k_b,
+                "n_b": r.n_b,
+                "rate_ratio": r.ratio,
+                "ci_low": r.low,
+                "ci_high": r.high,
+                "p_value": r.p_value,
+                "confidence": r.confidence,
+            }
+            for name, r in result.exceedance.items()
+        },
+        "gev": {
+            name: {
+                "blocks": fit.blocks,
+                "block_cycles": fit.block_cycles,
+                "shape_xi": fit.shape_xi,
+                "loc_us": fit.loc_us,
+                "scale_us": fit.scale_us,
+                "heavy_tail": fit.heavy_tail,
+                "return_levels_us": {str(c): list(v) for c, v in fit.return_levels.items()},
+            }
+            for name, fit in result.gev.items()
+        },
+        "warnings": list(result.warnings),
+        "notes": list(notes),
+    }
+    return json.dumps(document, indent=2)
+
+
+def latency_runs_mail(result: LatencyRunsResult) -> str:
+    """Return plain text within 72 columns: the comparisons, then the warnings."""
+    parts = [f"Latency run {result.experiment_id} ({result.tool}); each run's p99.9, p99.99 and max"
+             " are one observation each (us)."]  # fmt: skip
+    for comparisons in result.comparisons.values():
+        parts.append(to_mail(list(comparisons), "one value per run, from the run's own histogram"))
+    parts += [f"Warning: {w}" for w in result.warnings]
+    return "\n\n".join("\n".join(textwrap.wrap(p, 72)) if "\n" not in p else p for p in parts)
