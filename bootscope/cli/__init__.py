@@ -58,6 +58,10 @@ def _register() -> None:
 
     app.add_typer(latency_cmd.app)
 
+    from bootscope.cli import fleet_cmd
+
+    app.add_typer(fleet_cmd.app)
+
     from bootscope.cli import run_cmd, runs_cmd
 
     app.command("run")(run_cmd.run)

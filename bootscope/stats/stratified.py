@@ -88,7 +88,7 @@ def _z(strata: Sequence[_Stratum], delta: float) -> float:
         for s in strata
     )
     variance = sum(s.weight**2 * s.variance for s in strata)
-    return centred / np.sqrt(variance) if variance > 0 else 0.0
+    return float(centred / np.sqrt(variance)) if variance > 0 else 0.0
 
 
 def _solve(strata: Sequence[_Stratum], target: float, low: float, high: float) -> float:
@@ -111,6 +111,8 @@ def _inverted(strata: Sequence[_Stratum], alpha: float) -> tuple[float, tuple[fl
         return (low + high) / 2.0, None, z0
     estimate = (_solve(strata, 0.0, low, high) + _solve(strata, -1e-12, low, high)) / 2.0
     crit = float(sps.norm.ppf(1.0 - alpha / 2.0))
+    if _z(strata, low) <= crit or _z(strata, high) >= -crit:
+        return estimate, None, z0  # too few boots: even the most extreme shift is not rejected
     ci = (_solve(strata, crit, low, high), _solve(strata, -crit, low, high))
     return estimate, ci, z0
 
