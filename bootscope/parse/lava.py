@@ -25,10 +25,11 @@ TARGET_LEVEL = "target"
 
 
 def looks_like_lava(first_lines: Iterable[str]) -> bool:
-    """Return True when the first non-empty line of a log is a LAVA job-log entry."""
+    """Return True when the first line of a log that is not empty or a YAML comment is a LAVA
+    job-log entry."""
     for line in first_lines:
         text = line.strip()
-        if text:
+        if text and not text.startswith("#"):
             return text.startswith(_LINE_START) and '"dt"' in text[:40]
     return False
 
