@@ -19,14 +19,18 @@ from bootscope.cli.console import output_console
 from bootscope.errors import InputError, ParseError
 from bootscope.metrics import DEFAULT_METRIC
 
-app = typer.Typer(name="fleet", help="Import the boot logs of many hosts; query and compare them.", no_args_is_help=True)
+app = typer.Typer(
+    name="fleet", help="Import the boot logs of many hosts; query and compare them.", no_args_is_help=True
+)
 
 ParquetOpt = Annotated[
     Path | None,
     typer.Option("--parquet", help="Directory of the Parquet copy the queries read (default: beside --db)."),
 ]
 MetricOpt = Annotated[str, typer.Option("--metric", help=f"Metric (default {DEFAULT_METRIC}).")]
-ByOpt = Annotated[str, typer.Option("--by", help="Metadata fields to group by, comma-separated (e.g. model,kernel).")]
+ByOpt = Annotated[
+    str, typer.Option("--by", help="Metadata fields to group by, comma-separated (e.g. model,kernel).")
+]
 Format = Annotated[str, options.format_option(options.TABLE_JSON, "table")]
 
 
@@ -54,10 +58,14 @@ def _emit(document: object) -> None:
 
 
 def fleet_import(
-    targets: Annotated[list[str], typer.Argument(metavar="DIR|FILES...", help="A directory of logs, or log files.")],
+    targets: Annotated[
+        list[str], typer.Argument(metavar="DIR|FILES...", help="A directory of logs, or log files.")
+    ],
     meta: Annotated[
         Path | None,
-        typer.Option("--meta", help="CSV of host metadata: a 'file' column (relative to DIR), other columns fields."),
+        typer.Option(
+            "--meta", help="CSV of host metadata: a 'file' column (relative to DIR), other columns fields."
+        ),
     ] = None,
     jobs: options.Jobs = None,
     db: options.Db = defaults.DEFAULT_DB,
@@ -108,7 +116,9 @@ def summary(
 def outliers(
     by: ByOpt = "",
     metric: MetricOpt = DEFAULT_METRIC,
-    z_cut: Annotated[float, typer.Option("--z", help="Robust z beyond which a boot is listed (default 3.5).")] = 3.5,
+    z_cut: Annotated[
+        float, typer.Option("--z", help="Robust z beyond which a boot is listed (default 3.5).")
+    ] = 3.5,
     db: options.Db = defaults.DEFAULT_DB,
     parquet: ParquetOpt = None,
     fmt: Format = "table",
@@ -129,14 +139,19 @@ def outliers(
 
 
 def compare(
-    canary: Annotated[str, typer.Option("--canary", help="The cohort under test (a value of --cohort-field).")],
+    canary: Annotated[
+        str, typer.Option("--canary", help="The cohort under test (a value of --cohort-field).")
+    ],
     control: Annotated[str, typer.Option("--control", help="The cohort it is judged against.")],
     strata: Annotated[
-        str | None, typer.Option("--strata", help="Field whose values are compared apart, then pooled (e.g. model).")
+        str | None,
+        typer.Option("--strata", help="Field whose values are compared apart, then pooled (e.g. model)."),
     ] = None,
     cohort_field: Annotated[str, typer.Option("--cohort-field", help="Field naming the cohort.")] = "cohort",
     metric: MetricOpt = DEFAULT_METRIC,
-    alpha: Annotated[float, typer.Option("--alpha", help="1 - confidence of the intervals.")] = defaults.ALPHA,
+    alpha: Annotated[
+        float, typer.Option("--alpha", help="1 - confidence of the intervals.")
+    ] = defaults.ALPHA,
     db: options.Db = defaults.DEFAULT_DB,
     parquet: ParquetOpt = None,
     fmt: Format = "table",

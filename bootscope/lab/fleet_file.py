@@ -24,7 +24,7 @@ from bootscope.parse import parse_captured, parse_log, scan_boots
 from bootscope.parse.chunked import BLOCK_BYTES
 from bootscope.parse.formats import stamped_format
 from bootscope.parse.kcidb import KcidbBoot, looks_like_kcidb, outcome_of, read_kcidb
-from bootscope.parse.lava import looks_like_lava, lava_console
+from bootscope.parse.lava import lava_console, looks_like_lava
 from bootscope.sources.files import read_text_lines
 from bootscope.store.fleet import OUTCOME_FAILED, OUTCOME_OK, FleetBoot
 
@@ -43,7 +43,9 @@ class FileBoots:
     error: str | None = None
 
 
-def boot_from_breakdown(number: int, breakdown: Breakdown, meta: Mapping[str, str] | None = None) -> FleetBoot:
+def boot_from_breakdown(
+    number: int, breakdown: Breakdown, meta: Mapping[str, str] | None = None
+) -> FleetBoot:
     """Return the fleet boot ``number`` of a breakdown: its boot-log metrics (seconds) and outcome."""
     metrics = {
         name: float(value)

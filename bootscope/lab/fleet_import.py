@@ -119,7 +119,9 @@ def fleet_inputs(
         if name is not None:
             named.add(name)
         inputs.append(FleetInput(str(path), meta.get(name, {}) if name is not None else {}))
-    unnamed = [(str(base / name), "named in the metadata CSV, not found") for name in meta if name not in named]
+    unnamed = [
+        (str(base / name), "named in the metadata CSV, not found") for name in meta if name not in named
+    ]
     return inputs, unnamed
 
 

@@ -130,7 +130,9 @@ class FleetView:
         if META_PREFIX + name in self.columns:
             return _quote(META_PREFIX + name)
         known = sorted(c[len(META_PREFIX) :] for c in self.columns if c.startswith(META_PREFIX))
-        raise InputError(f"no field {name!r} in the fleet; fields: {', '.join(known + ['kernel_release', 'format'])}")
+        raise InputError(
+            f"no field {name!r} in the fleet; fields: {', '.join([*known, 'kernel_release', 'format'])}"
+        )
 
     def metric(self, name: str) -> str:
         """Return the quoted column of a metric; raises InputError naming the metrics stored."""
@@ -142,7 +144,9 @@ class FleetView:
 
 def _keys(view: FleetView, by: Sequence[str]) -> tuple[str, list[str]]:
     aliases = [f"g{i}" for i in range(len(by))]
-    select = ", ".join(f"CAST({view.field(name)} AS VARCHAR) AS {alias}" for name, alias in zip(by, aliases, strict=True))
+    select = ", ".join(
+        f"CAST({view.field(name)} AS VARCHAR) AS {alias}" for name, alias in zip(by, aliases, strict=True)
+    )
     return select, aliases
 
 
@@ -195,7 +199,10 @@ def _ranked_values(
 
     names = [*aliases, "r"]
     table = pa.table(
-        {name: pa.array([w[i] for w in wanted], pa.string() if i < len(aliases) else pa.int64()) for i, name in enumerate(names)}
+        {
+            name: pa.array([w[i] for w in wanted], pa.string() if i < len(aliases) else pa.int64())
+            for i, name in enumerate(names)
+        }
     )
     view.con.register("wanted_ranks", table)
     partition = f"PARTITION BY {', '.join(aliases)} " if aliases else ""

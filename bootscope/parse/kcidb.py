@@ -94,13 +94,15 @@ def read_kcidb(document: object) -> list[KcidbBoot]:
             continue
         build = builds.get(test.get("build_id"), {})
         checkout = checkouts.get(build.get("checkout_id"), {})
-        environment = test.get("environment") if isinstance(test.get("environment"), Mapping) else {}
+        found_env = test.get("environment")
+        environment: Mapping[str, Any] = found_env if isinstance(found_env, Mapping) else {}
         meta: dict[str, str] = {"origin": str(test.get("origin", ""))}
         meta.update(_scalars("", {"arch": build.get("architecture"), "config": build.get("config_name")}))
-        meta.update(_scalars("", {"kernel": checkout.get("git_commit_name"), "tree": checkout.get("tree_name")}))
+        meta.update(
+            _scalars("", {"kernel": checkout.get("git_commit_name"), "tree": checkout.get("tree_name")})
+        )
         meta.update(_scalars("", {"environment": environment.get("comment")}))
-        env_misc = environment.get("misc") if isinstance(environment, Mapping) else None
-        meta.update(_scalars("", env_misc))
+        meta.update(_scalars("", environment.get("misc")))
         meta.update(_scalars("", test.get("misc")))
         excerpt = test.get("log_excerpt")
         boots.append(

@@ -124,7 +124,9 @@ def outliers_json(metric: str, by: tuple[str, ...], found: list[Outlier], z_cut:
     }
 
 
-def render_outliers(metric: str, by: tuple[str, ...], found: list[Outlier], z_cut: float, out: Console) -> None:
+def render_outliers(
+    metric: str, by: tuple[str, ...], found: list[Outlier], z_cut: float, out: Console
+) -> None:
     """Print the outliers, most extreme first."""
     if not found:
         out.print(f"no boot's {metric} is more than {z_cut:g} robust z from its group's median")
@@ -135,7 +137,14 @@ def render_outliers(metric: str, by: tuple[str, ...], found: list[Outlier], z_cu
     for o in found:
         keys = [escape("-" if v is None else str(v)) for v in o.key]
         table.add_row(
-            *keys, escape(o.host or "-"), escape(o.path), str(o.boot), _num(o.value), _num(o.median), _num(o.mad), f"{o.z:+.1f}"
+            *keys,
+            escape(o.host or "-"),
+            escape(o.path),
+            str(o.boot),
+            _num(o.value),
+            _num(o.median),
+            _num(o.mad),
+            f"{o.z:+.1f}",
         )
     out.print(table)
 
@@ -196,7 +205,15 @@ def render_compare(result: CohortComparison, out: Console) -> None:
     unit = document["unit"]
     title = f"{result.metric}: {result.canary} - {result.control} ({result.cohort_field})"
     table = Table(title=escape(title))
-    for column in (result.strata or "stratum", "n control", "n canary", f"shift ({unit})", "95% CI", "p (Holm)", "verdict"):
+    for column in (
+        result.strata or "stratum",
+        "n control",
+        "n canary",
+        f"shift ({unit})",
+        "95% CI",
+        "p (Holm)",
+        "verdict",
+    ):
         table.add_column(escape(column))
     for row in document["by_stratum"]:
         ci = row["ci"] or (None, None)
@@ -212,6 +229,12 @@ def render_compare(result: CohortComparison, out: Console) -> None:
     pooled = document["pooled"]
     ci = pooled["ci"] or (None, None)
     table.add_row(
-        "pooled (van Elteren)", "", "", _num(pooled["shift"]), _ci(*ci), f"{pooled['p']:.3g}", pooled["verdict"]
+        "pooled (van Elteren)",
+        "",
+        "",
+        _num(pooled["shift"]),
+        _ci(*ci),
+        f"{pooled['p']:.3g}",
+        pooled["verdict"],
     )
     out.print(table)

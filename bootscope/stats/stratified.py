@@ -125,7 +125,9 @@ def _one_stratum(name: str, control: FloatArray, canary: FloatArray, alpha: floa
         return StratumShift(name, control.size, canary.size, shift.estimate, shift.ci, p, p, shift.method)
     estimate, ci, z0 = _inverted([_stratum(control, canary, weighted=False)], alpha)
     p = float(2.0 * sps.norm.sf(abs(z0)))
-    return StratumShift(name, control.size, canary.size, estimate, ci, p, p, "normal approximation (inverted)")
+    return StratumShift(
+        name, control.size, canary.size, estimate, ci, p, p, "normal approximation (inverted)"
+    )
 
 
 def stratified_shift(

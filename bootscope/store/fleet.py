@@ -147,17 +147,21 @@ def count_boots_after(store: Store, file_id: int) -> int:
     return int(count or 0)
 
 
-def iter_fleet_rows(store: Store, after_file_id: int = 0, chunk_rows: int = 100_000) -> Iterator[list[FleetRow]]:
+def iter_fleet_rows(
+    store: Store, after_file_id: int = 0, chunk_rows: int = 100_000
+) -> Iterator[list[FleetRow]]:
     """Yield the stored fleet boots of files with an id above ``after_file_id``, in file and boot
     order, ``chunk_rows`` at a time (bounded memory for a million boots). Raises StoreError."""
     files, boots = schema.fleet_files, schema.fleet_boots
     file_meta: dict[int, tuple[str, str, Mapping[str, str]]] = {}
     last_id = 0
     with store.reading() as conn:
-        for row in conn.execute(
-            sa.select(files.c.id, files.c.path, files.c.format, files.c.meta).where(files.c.id > after_file_id)
+        for file_row in conn.execute(
+            sa.select(files.c.id, files.c.path, files.c.format, files.c.meta).where(
+                files.c.id > after_file_id
+            )
         ):
-            file_meta[row.id] = (row.path, row.format, row.meta or {})
+            file_meta[file_row.id] = (file_row.path, file_row.format, file_row.meta or {})
         while True:
             rows = conn.execute(
                 sa.select(

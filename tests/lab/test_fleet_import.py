@@ -100,7 +100,9 @@ def test_import_is_idempotent_lists_bad_files_and_summary_matches_numpy(
         assert groups["qemu"][key] == pytest.approx(float(np.quantile(qemu, p, method="inverted_cdf")))
         low, high = order_statistic_ranks(qemu.size, p, 0.95)
         assert groups["qemu"][key + "_ci"][0] == pytest.approx(qemu[low - 1])
-        assert groups["qemu"][key + "_ci"][1] == (pytest.approx(qemu[high - 1]) if high <= qemu.size else None)
+        assert groups["qemu"][key + "_ci"][1] == (
+            pytest.approx(qemu[high - 1]) if high <= qemu.size else None
+        )
     for model, group in groups.items():
         assert group["n"] == len(by_model.get(model, [])) and group["boots"] == boots[model]
         assert group["failed"] == failed.get(model, 0)

@@ -21,7 +21,11 @@ from bootscope.store.kcidb_export import export_kcidb, structure_errors
 from bootscope.store.parquet import refresh_parquet
 
 DATA = Path(__file__).resolve().parents[1] / "data"
-LOGS = ("debian-6.1-cloud-smp2.log", "multiboot-6.1-cloud-smp2-then-smp1.log", "hw/arm64-xgene-mustang-4.19-dmesg.log")
+LOGS = (
+    "debian-6.1-cloud-smp2.log",
+    "multiboot-6.1-cloud-smp2-then-smp1.log",
+    "hw/arm64-xgene-mustang-4.19-dmesg.log",
+)
 
 
 def test_fleet_import_on_each_backend(store_target: str, tmp_path: Path) -> None:
@@ -87,7 +91,15 @@ def test_structure_check_catches_what_kcidb_rejects() -> None:
     del bad["builds"][0]["checkout_id"]
     bad["checkouts"][0]["comment"] = None
     errors = " | ".join(structure_errors(bad))
-    for part in ("version.major", "lacks required 'checkout_id'", "path", "status", "origin", "names no build", "null"):
+    for part in (
+        "version.major",
+        "lacks required 'checkout_id'",
+        "path",
+        "status",
+        "origin",
+        "names no build",
+        "null",
+    ):
         assert part in errors
 
 
