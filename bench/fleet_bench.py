@@ -196,7 +196,8 @@ def main() -> None:
     finally:
         if args.dir is None:
             shutil.rmtree(work, ignore_errors=True)
-    rows.append(("load average at the end (1, 5, 15 min; 2 cores shared with other work)", str(os.getloadavg())))
+    load = str(os.getloadavg())
+    rows.append(("load average at the end (1, 5, 15 min; 2 cores shared with other work)", load))
     print("| what | result |\n| --- | --- |")
     for what, result in rows:
         print(f"| {what} | {result} |")

@@ -102,6 +102,8 @@ def kcidb_document(rows: Iterable[FleetRow], origin: str) -> dict[str, Any]:
 def export_kcidb(store: Store, origin: str = "bootscope") -> dict[str, Any]:
     """Return every stored fleet boot as one KCIDB v5 document (see the module docstring); raises
     InputError for a bad origin or no fleet boots, StoreError on a database failure."""
+    if not ORIGIN_RE.match(origin):
+        raise InputError(f"--origin {origin!r}: KCIDB origins are lower-case letters, digits and _")
     rows = [row for chunk in iter_fleet_rows(store) for row in chunk]
     if not rows:
         raise InputError("no fleet boots stored: run `bootscope fleet import` first")

@@ -179,3 +179,36 @@ def test_kcidb_document_imports_its_boots(tmp_path: Path, capsys: pytest.Capture
     assert groups["qemu-x86"]["p50"] == pytest.approx(3.194636) and groups["qemu-x86"]["boots"] == 2
     assert groups["mustang"]["p50"] == pytest.approx(1.522958) and groups["mustang"]["failed"] == 1
     assert groups["qemu-x86"]["failed"] == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["fleet", "import", "{dir}", "--meta", "{dir}/no-file-column.csv"], 2, "needs a 'file' column"),
+        (["fleet", "import", "{dir}", "--meta", "{dir}/missing.csv"], 2, "cannot read the metadata CSV"),
+        (["fleet", "import", "{dir}/nothing-here.log"], 2, "no such file"),
+        (["fleet", "import", "{dir}/junk.bin"], 5, "none of the 1 file(s)"),
+        (["fleet", "summary"], 2, "no database"),
+        (["fleet", "summary", "--db", "{dir}/empty.db"], 2, "no fleet boots stored yet"),
+        (["fleet", "summary", "--db", "{dir}/empty.db", "--format", "xml"], 2, "choose table or json"),
+        (["fleet", "compare", "--canary", "a", "--control", "a", "--db", "{dir}/empty.db"], 2, "same cohort"),
+        (["export", "--format", "kcidb", "--db", "{dir}/empty.db"], 2, "no fleet boots stored"),
+        (["export", "--format", "kcidb", "--db", "{dir}/empty.db", "--origin", "Bad"], 2, "KCIDB origins"),
+    ],
+)
+def test_bad_input_is_one_line(
+    args: list[str], code: int, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "no-file-column.csv").write_text("path,host\na.log,h1\n")
+    (tmp_path / "junk.bin").write_bytes(b"\x00\xff" * 500)
+    from bootscope.store import Store
+
+    Store.open(tmp_path / "empty.db").close()
+    argv = [arg.replace("{dir}", str(tmp_path)) for arg in args]
+    if "--db" not in argv and argv[1] == "import":
+        argv += ["--db", str(tmp_path / "i.db")]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp_path)
+        assert run_in_process(*argv) == code
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("bootscope: error:") and message in lines[0], lines
