@@ -67,7 +67,10 @@ def fleet_import(
             "--meta", help="CSV of host metadata: a 'file' column (relative to DIR), other columns fields."
         ),
     ] = None,
-    jobs: options.Jobs = None,
+    jobs: Annotated[
+        int | None,
+        typer.Option("-j", "--jobs", help="Logs analysed at once, one process each (default: every core)."),
+    ] = None,
     db: options.Db = defaults.DEFAULT_DB,
     parquet: ParquetOpt = None,
     fmt: Format = "table",
