@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,14 +72,13 @@ def refresh_parquet(store: Store, directory: Path) -> ParquetSnapshot:
     )
     try:
         if not fresh or manifest is None:
-            if directory.exists():
-                shutil.rmtree(directory)
+            _clear(directory)
             manifest = {"store": store.name, "last_file": 0, "boots": 0, "parts": []}
         after = int(manifest["last_file"])
         if after < last_file:
             if int(manifest["boots"]) + count_boots_after(store, after) != total:
                 # boots of files already exported changed: start again
-                shutil.rmtree(directory, ignore_errors=True)
+                _clear(directory)
                 manifest = {"store": store.name, "last_file": 0, "boots": 0, "parts": []}
                 after = 0
             directory.mkdir(parents=True, exist_ok=True)
@@ -97,6 +95,14 @@ def refresh_parquet(store: Store, directory: Path) -> ParquetSnapshot:
         raise StoreError(f"cannot write the Parquet copy in {directory}: {error}") from error
     parts = tuple(directory / part for part in manifest["parts"])
     return ParquetSnapshot(directory, parts, int(manifest["boots"]))
+
+
+def _clear(directory: Path) -> None:
+    """Remove the copy's own files (never anything else: --parquet may name a user's directory)."""
+    if not directory.is_dir():
+        return
+    for path in [*directory.glob("part-*.parquet"), *directory.glob("*.tmp"), directory / _MANIFEST]:
+        path.unlink(missing_ok=True)
 
 
 def _write_part(path: Path, rows: Sequence[FleetRow]) -> None:

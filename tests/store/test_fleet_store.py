@@ -119,3 +119,17 @@ def test_schema_2_database_gets_the_fleet_tables(tmp_path: Path) -> None:
     with engine.connect() as conn:
         assert conn.execute(sa.text("SELECT value FROM bootscope_meta")).scalar() == "3"
     engine.dispose()
+
+
+def test_parquet_copy_is_rebuilt_for_another_store_and_keeps_other_files(tmp_path: Path) -> None:
+    parquet = tmp_path / "pq"
+    parquet.mkdir()
+    (parquet / "keep.txt").write_text("not bootscope's")
+    with Store.open(tmp_path / "a.db") as store:
+        import_fleet(store, [str(DATA / "debian-6.1-cloud-smp2.log")], workers=1)
+        assert refresh_parquet(store, parquet).boots == 1
+    with Store.open(tmp_path / "b.db") as other:  # another database, same directory: rebuilt
+        import_fleet(other, [str(DATA / "multiboot-6.1-cloud-smp2-then-smp1.log")], workers=1)
+        rebuilt = refresh_parquet(other, parquet)
+    assert rebuilt.boots == 2 and len(list(parquet.glob("part-*.parquet"))) == 1
+    assert (parquet / "keep.txt").read_text() == "not bootscope's"
