@@ -57,7 +57,7 @@ def read_meta(csv_path: Path) -> dict[str, dict[str, str]]:
     with a ``file`` column; every other column is a field). Raises InputError for a missing file,
     no ``file`` column or a file named twice."""
     try:
-        with csv_path.open(newline="", encoding="utf-8") as handle:
+        with csv_path.open(newline="", encoding="utf-8-sig") as handle:  # a spreadsheet's BOM too
             reader = csv.DictReader(handle)
             if reader.fieldnames is None or META_FILE_COLUMN not in reader.fieldnames:
                 raise InputError(f"{csv_path}: the metadata CSV needs a '{META_FILE_COLUMN}' column")

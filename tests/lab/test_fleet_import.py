@@ -212,3 +212,18 @@ def test_bad_input_is_one_line(
         assert run_in_process(*argv) == code
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("bootscope: error:") and message in lines[0], lines
+
+
+def test_duckdb_never_fetches_extensions() -> None:
+    from bootscope.lab.fleet_query import connect
+
+    con = connect()
+    settings = dict(
+        con.execute(
+            "SELECT name, value FROM duckdb_settings() "
+            "WHERE name IN ('autoinstall_known_extensions', 'autoload_known_extensions')"
+        ).fetchall()
+    )
+    assert settings == {"autoinstall_known_extensions": "false", "autoload_known_extensions": "false"}
+    # Parquet is built in: a round trip works without any extension install
+    con.execute("COPY (SELECT 1 AS a) TO '/dev/null' (FORMAT parquet)")
