@@ -74,7 +74,10 @@ def runs(
 def export(
     experiment: Annotated[
         str | None,
-        typer.Argument(metavar="ID|latest", help="Experiment id or 'latest' (none with --format kcidb)."),
+        typer.Argument(
+            metavar="ID|latest",
+            help="Experiment id or 'latest' (--format kcidb without one: the fleet boots).",
+        ),
     ] = None,
     fmt: Annotated[str, options.format_option(EXPORT_FORMATS, "json")] = "json",
     output: Annotated[
@@ -84,21 +87,21 @@ def export(
     origin: Annotated[str, typer.Option("--origin", help="KCIDB origin of --format kcidb.")] = "bootscope",
 ) -> None:
     """Write one stored experiment out, with every boot (and, in JSON, every boot's log): JSON with
-    every log, or CSV with one row per boot; or every imported fleet boot as KCIDB v5 JSON
-    (--format kcidb, boot phases as tests with numbers and units)."""
+    every log, or CSV with one row per boot; or as KCIDB v5 JSON (--format kcidb: boot phases as tests
+    with numbers and units), with no ID every imported fleet boot."""
     from bootscope.store import Store
     from bootscope.store.export import export_csv, export_document
 
     options.check_format(fmt, EXPORT_FORMATS)
     if "://" not in db and not Path(db).exists():
         raise InputError(f"no database {db} (pass --db)")
-    if (experiment is None) != (fmt == "kcidb"):
-        raise InputError("give an experiment ID (or latest), except with --format kcidb (fleet boots)")
+    if experiment is None and fmt != "kcidb":
+        raise InputError("give an experiment ID (or latest); only --format kcidb exports without one")
     with Store.open(db) as store:
         if fmt == "kcidb":
             from bootscope.store.kcidb_export import export_kcidb
 
-            text = json.dumps(export_kcidb(store, origin)) + "\n"
+            text = json.dumps(export_kcidb(store, origin, experiment)) + "\n"
         elif fmt == "json":
             text = json.dumps(export_document(store, str(experiment))) + "\n"
         else:

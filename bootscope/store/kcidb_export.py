@@ -48,8 +48,9 @@ def _status(outcome: str) -> str:
     return "MISS" if outcome == "not-run" else "FAIL"
 
 
-def kcidb_document(rows: Iterable[FleetRow], origin: str) -> dict[str, Any]:
-    """Return the KCIDB v5 document of stored fleet boots; raises InputError for an origin that
+def kcidb_document(rows: Iterable[FleetRow], origin: str, kind: str = "fleet") -> dict[str, Any]:
+    """Return the KCIDB v5 document of stored boots (``kind`` goes into each boot's id: ``fleet``
+    boots are FILE-BOOT, ``run`` boots EXPERIMENT-INDEX); raises InputError for an origin that
     KCIDB does not accept (lower-case letters, digits and ``_``)."""
     if not ORIGIN_RE.match(origin):
         raise InputError(f"--origin {origin!r}: KCIDB origins are lower-case letters, digits and _")
@@ -65,7 +66,7 @@ def kcidb_document(rows: Iterable[FleetRow], origin: str) -> dict[str, Any]:
         builds.setdefault(
             build_id, {"id": build_id, "origin": origin, "checkout_id": checkout_id, "architecture": arch}
         )
-        boot_id = f"{origin}:boot-{row.file_id}-{row.number}"
+        boot_id = f"{origin}:{kind}-{row.file_id}-{row.number}"
         test: dict[str, Any] = {
             "id": boot_id,
             "origin": origin,
@@ -99,11 +100,45 @@ def kcidb_document(rows: Iterable[FleetRow], origin: str) -> dict[str, Any]:
     }
 
 
-def export_kcidb(store: Store, origin: str = "bootscope") -> dict[str, Any]:
-    """Return every stored fleet boot as one KCIDB v5 document (see the module docstring); raises
-    InputError for a bad origin or no fleet boots, StoreError on a database failure."""
+def _run_rows(store: Store, experiment: str) -> list[FleetRow]:
+    """The measured boots of a stored run (its final attempts, no warm-ups) as fleet rows."""
+    record = store.experiment(experiment)
+    host = record.host.get("hostname") or record.host.get("host")
+    rows = []
+    for boot in store.boots(record.id):
+        if boot.superseded or boot.warmup:
+            continue
+        meta = {"variant": boot.variant, "accel": boot.accel, "experiment": str(record.id)}
+        if isinstance(host, str):
+            meta["host"] = host
+        metrics = {name: float(value) for name, value in boot.metrics.items() if value is not None}
+        rows.append(
+            FleetRow(
+                file_id=record.id,
+                path=f"run {record.id}",
+                format="bootscope-run",
+                number=boot.index,
+                outcome=boot.outcome,
+                reason=boot.reason,
+                kernel_release=boot.kernel_release,
+                meta=meta,
+                metrics=metrics,
+            )
+        )
+    return rows
+
+
+def export_kcidb(store: Store, origin: str = "bootscope", experiment: str | None = None) -> dict[str, Any]:
+    """Return stored boots as one KCIDB v5 document (see the module docstring): every imported
+    fleet boot, or with ``experiment`` (an id or ``latest``) the measured boots of that run. Raises
+    InputError for a bad origin or no boots, StoreError for a missing run or a database failure."""
     if not ORIGIN_RE.match(origin):
         raise InputError(f"--origin {origin!r}: KCIDB origins are lower-case letters, digits and _")
+    if experiment is not None:
+        rows = _run_rows(store, experiment)
+        if not rows:
+            raise InputError(f"run {experiment} has no measured boot")
+        return kcidb_document(rows, origin, "run")
     rows = [row for chunk in iter_fleet_rows(store) for row in chunk]
     if not rows:
         raise InputError("no fleet boots stored: run `bootscope fleet import` first")

@@ -133,3 +133,34 @@ def test_parquet_copy_is_rebuilt_for_another_store_and_keeps_other_files(tmp_pat
         rebuilt = refresh_parquet(other, parquet)
     assert rebuilt.boots == 2 and len(list(parquet.glob("part-*.parquet"))) == 1
     assert (parquet / "keep.txt").read_text() == "not bootscope's"
+
+
+def test_kcidb_export_of_a_stored_run(tmp_path: Path) -> None:
+    from bootscope.store import BootRecord, VariantRecord
+
+    with Store.open(tmp_path / "run.db") as store:
+        exp = store.create_experiment(
+            plan={},
+            seed=1,
+            accel="tcg",
+            accel_reason="",
+            host={"hostname": "lab-7"},
+            variants=[VariantRecord("a")],
+        )
+        store.record_boot(exp.id, BootRecord("a", 0, True, "ok", metrics={"kernel_init_s": 9.0}), [])
+        store.record_boot(
+            exp.id,
+            BootRecord("a", 1, False, "ok", kernel_release="6.1.0", metrics={"kernel_init_s": 2.5}),
+            [],
+        )
+        store.record_boot(exp.id, BootRecord("a", 2, False, "panic", reason="Kernel panic"), [])
+        document = export_kcidb(store, "lab", "latest")
+    assert structure_errors(document) == []
+    boots = {t["id"]: t for t in document["tests"] if t["path"] == "boot"}
+    assert set(boots) == {f"lab:run-{exp.id}-1", f"lab:run-{exp.id}-2"}  # the warm-up is left out
+    assert boots[f"lab:run-{exp.id}-1"]["status"] == "PASS"
+    assert boots[f"lab:run-{exp.id}-2"]["status"] == "FAIL"
+    assert boots[f"lab:run-{exp.id}-2"]["comment"] == "Kernel panic"
+    numbers = [t for t in document["tests"] if t["path"] == "boot.kernel_init_s"]
+    assert [n["number"] for n in numbers] == [{"value": 2.5, "unit": "s"}]
+    assert boots[f"lab:run-{exp.id}-1"]["misc"]["host"] == "lab-7"
