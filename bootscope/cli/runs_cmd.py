@@ -16,7 +16,7 @@ from bootscope.cli import options
 from bootscope.cli.console import output_console
 from bootscope.errors import InputError
 
-EXPORT_FORMATS = ("json", "csv")
+EXPORT_FORMATS = ("json", "csv", "kcidb")
 
 
 def runs(
@@ -72,27 +72,40 @@ def runs(
 
 
 def export(
-    experiment: Annotated[str, typer.Argument(metavar="ID|latest", help="Experiment id or 'latest'.")],
+    experiment: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="ID|latest",
+            help="Experiment id or 'latest' (--format kcidb without one: the fleet boots).",
+        ),
+    ] = None,
     fmt: Annotated[str, options.format_option(EXPORT_FORMATS, "json")] = "json",
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="File to write (default stdout).")
     ] = None,
     db: options.Db = defaults.DEFAULT_DB,
+    origin: Annotated[str, typer.Option("--origin", help="KCIDB origin of --format kcidb.")] = "bootscope",
 ) -> None:
     """Write one stored experiment out, with every boot (and, in JSON, every boot's log): JSON with
-    every log, or CSV with one row per boot."""
+    every log, or CSV with one row per boot; or as KCIDB v5 JSON (--format kcidb: boot phases as tests
+    with numbers and units), with no ID every imported fleet boot."""
     from bootscope.store import Store
     from bootscope.store.export import export_csv, export_document
 
     options.check_format(fmt, EXPORT_FORMATS)
     if "://" not in db and not Path(db).exists():
         raise InputError(f"no database {db} (pass --db)")
+    if experiment is None and fmt != "kcidb":
+        raise InputError("give an experiment ID (or latest); only --format kcidb exports without one")
     with Store.open(db) as store:
-        text = (
-            json.dumps(export_document(store, experiment)) + "\n"
-            if fmt == "json"
-            else export_csv(store, experiment)
-        )
+        if fmt == "kcidb":
+            from bootscope.store.kcidb_export import export_kcidb
+
+            text = json.dumps(export_kcidb(store, origin, experiment)) + "\n"
+        elif fmt == "json":
+            text = json.dumps(export_document(store, str(experiment))) + "\n"
+        else:
+            text = export_csv(store, str(experiment))
     if output is None:
         sys.stdout.write(text)
         return

@@ -287,6 +287,11 @@ PARSERS: dict[str, Callable[[Iterable[str], Warn], Iterator[ParsedItem]]] = {
 
 def detect_format(sample: list[str]) -> str:
     """Return the format name whose stamps most lines of ``sample`` carry ('dmesg' if none do)."""
+    return stamped_format(sample) or "dmesg"
+
+
+def stamped_format(sample: list[str]) -> str | None:
+    """Return the format name whose stamps most lines of ``sample`` carry, None if no line has one."""
     counts = dict.fromkeys(PARSERS, 0)
     for line in sample:
         if line.startswith("{") and "__MONOTONIC_TIMESTAMP" in line:
@@ -306,7 +311,7 @@ def detect_format(sample: list[str]) -> str:
             elif _DMESG.match(line) or _DMESG_ANYWHERE.search(line):
                 counts["dmesg"] += 1
     best = max(counts, key=lambda name: counts[name])
-    return best if counts[best] else "dmesg"
+    return best if counts[best] else None
 
 
 def check_format(fmt: str) -> str:

@@ -85,6 +85,19 @@ class Store:
         with self._write_lock, self._guard(action), self._engine.begin() as conn:
             yield conn
 
+    @contextmanager
+    def transaction(self, action: str) -> Iterator[Connection]:
+        """Yield a connection in one write transaction (committed on exit, serialized with this
+        store's other writes); a database failure becomes StoreError("``action`` NAME failed: ...")."""
+        with self._write(action) as conn:
+            yield conn
+
+    @contextmanager
+    def reading(self) -> Iterator[Connection]:
+        """Yield a connection for reading; a database failure becomes StoreError."""
+        with self._guard("reading"), self._engine.connect() as conn:
+            yield conn
+
     def _ensure_schema(self) -> None:
         ensure_schema(self._engine, self.name, self._write)
 

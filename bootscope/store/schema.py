@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 # Schema 2 added the owner process of an experiment (so that a SIGKILLed run does not stay "running").
 # A schema 1 database is upgraded in place when opened: the new columns are nullable, old rows keep
 # no owner. Each step takes the database from the version in its key to the next.
@@ -18,7 +18,11 @@ MIGRATIONS: dict[str, tuple[str, ...]] = {
         "ALTER TABLE experiments ADD COLUMN owner_host VARCHAR(255)",
         "ALTER TABLE experiments ADD COLUMN owner_started VARCHAR(64)",
     ),
+    "2": (),
 }
+# Schema 3 added the fleet tables (``bootscope fleet import``): the step from 2 creates them (from
+# the table definitions below, so SQLite and PostgreSQL each get their own column types).
+NEW_TABLES: dict[str, tuple[str, ...]] = {"2": ("fleet_files", "fleet_boots")}
 
 metadata = sa.MetaData()
 
@@ -92,4 +96,34 @@ logs = sa.Table(
     sa.Column("boot", sa.Integer, sa.ForeignKey("boots.id"), primary_key=True),
     # zstd-compressed UTF-8 JSON of [[host_ns, text], ...]: a boot log of ~100 kB shrinks ~10x.
     sa.Column("data", sa.LargeBinary, nullable=False),
+)
+
+# ---- fleet imports (schema 3): logs of many hosts, one row per file and one per boot -------------
+
+fleet_files = sa.Table(
+    "fleet_files",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    # sha256 of the file's bytes as read: the same file imported twice is stored once.
+    sa.Column("sha256", sa.String(64), nullable=False, unique=True),
+    sa.Column("path", sa.Text, nullable=False),
+    sa.Column("format", sa.String(32), nullable=False),
+    sa.Column("imported", sa.String(40), nullable=False),
+    sa.Column("meta", sa.JSON, nullable=False),
+)
+
+fleet_boots = sa.Table(
+    "fleet_boots",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("file", sa.Integer, sa.ForeignKey("fleet_files.id"), nullable=False, index=True),
+    sa.Column("number", sa.Integer, nullable=False),
+    sa.Column("outcome", sa.String(16), nullable=False),
+    sa.Column("reason", sa.Text, nullable=False),
+    sa.Column("kernel_release", sa.String(128)),
+    # the file's metadata (the --meta CSV row) merged with what the boot itself says (a KCIDB platform)
+    sa.Column("meta", sa.JSON, nullable=False),
+    # metric name -> value in the metric's unit (seconds for every boot metric); absent: not reached
+    sa.Column("metrics", sa.JSON, nullable=False),
+    sa.UniqueConstraint("file", "number"),
 )

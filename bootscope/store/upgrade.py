@@ -53,5 +53,8 @@ def _migrate(version: str, write: Writer) -> None:
         while version in schema.MIGRATIONS:
             for statement in schema.MIGRATIONS[version]:
                 conn.execute(sa.text(statement))
+            new_tables = [schema.metadata.tables[name] for name in schema.NEW_TABLES.get(version, ())]
+            if new_tables:
+                schema.metadata.create_all(conn, tables=new_tables)
             version = str(int(version) + 1)
         conn.execute(sa.update(schema.meta).where(schema.meta.c.key == "schema").values(value=version))

@@ -1,0 +1,191 @@
+"""``bootscope fleet import|summary|outliers|compare``: the boot logs of a whole fleet, in one query.
+
+Exit codes: 0 done; 1 ``compare`` found the canary slower (pooled or in a stratum); 2 bad options or
+metadata CSV; 4 a database failure; 5 ``import`` found no readable log among the files given.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from bootscope import defaults
+from bootscope.cli import options
+from bootscope.cli.console import output_console
+from bootscope.errors import InputError, ParseError
+from bootscope.metrics import DEFAULT_METRIC
+
+app = typer.Typer(
+    name="fleet",
+    help="Import the boot logs of many hosts; query and compare them.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+ParquetOpt = Annotated[
+    Path | None,
+    typer.Option("--parquet", help="Directory of the Parquet copy the queries read (default: beside --db)."),
+]
+MetricOpt = Annotated[str, typer.Option("--metric", help=f"Metric (default {DEFAULT_METRIC}).")]
+ByOpt = Annotated[
+    str, typer.Option("--by", help="Metadata fields to group by, comma-separated (e.g. model,kernel).")
+]
+Format = Annotated[str, options.format_option(options.TABLE_JSON, "table")]
+
+
+def _fields(text: str) -> list[str]:
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if len(set(names)) != len(names):
+        raise InputError(f"--by names a field twice: {text}")
+    return names
+
+
+def _view(db: str, parquet: Path | None):  # type: ignore[no-untyped-def]
+    from bootscope.lab.fleet_query import FleetView
+    from bootscope.store import Store
+    from bootscope.store.parquet import default_parquet_dir, refresh_parquet
+
+    if "://" not in db and not Path(db).exists():
+        raise InputError(f"no database {db} (pass --db)")
+    with Store.open(db) as store:
+        snapshot = refresh_parquet(store, parquet or default_parquet_dir(db))
+    return FleetView(snapshot)
+
+
+def _emit(document: object) -> None:
+    sys.stdout.write(json.dumps(document) + "\n")
+
+
+def fleet_import(
+    targets: Annotated[
+        list[str], typer.Argument(metavar="DIR|FILES...", help="A directory of logs, or log files.")
+    ],
+    meta: Annotated[
+        Path | None,
+        typer.Option(
+            "--meta", help="CSV of host metadata: a 'file' column (relative to DIR), other columns fields."
+        ),
+    ] = None,
+    jobs: Annotated[
+        int | None,
+        typer.Option("-j", "--jobs", help="Logs analysed at once, one process each (default: every core)."),
+    ] = None,
+    db: options.Db = defaults.DEFAULT_DB,
+    parquet: ParquetOpt = None,
+    fmt: Format = "table",
+) -> None:
+    """Import many boot logs (any format analyze reads, LAVA output.yaml, KCIDB JSON) with host
+    metadata, analysing them on every core; a file already imported is skipped, a bad one listed."""
+    from bootscope.lab.fleet_import import import_fleet
+    from bootscope.report.fleet_out import import_json, render_import
+    from bootscope.store import Store
+    from bootscope.store.parquet import default_parquet_dir, refresh_parquet
+
+    options.check_format(fmt, options.TABLE_JSON)
+    if jobs is not None and jobs < 1:
+        raise InputError("-j must be at least 1")
+    with Store.open(db) as store:
+        report = import_fleet(store, targets, meta, workers=jobs)
+        refresh_parquet(store, parquet or default_parquet_dir(db))
+    if fmt == "json":
+        _emit(import_json(report))
+    else:
+        render_import(report, output_console())
+    if report.bad and report.imported == 0 and report.already_stored == 0:
+        raise ParseError(f"none of the {report.files} file(s) could be read as a boot log")
+
+
+def summary(
+    by: ByOpt = "",
+    metric: MetricOpt = DEFAULT_METRIC,
+    db: options.Db = defaults.DEFAULT_DB,
+    parquet: ParquetOpt = None,
+    fmt: Format = "table",
+) -> None:
+    """Per group: boots, p50/p90/p99 with distribution-free 95% intervals, failures with an exact
+    binomial interval."""
+    from bootscope.lab.fleet_query import summary as run_summary
+    from bootscope.report.fleet_out import render_summary, summary_json
+
+    options.check_format(fmt, options.TABLE_JSON)
+    result = run_summary(_view(db, parquet), metric, _fields(by))
+    if fmt == "json":
+        _emit(summary_json(result))
+    else:
+        render_summary(result, output_console())
+
+
+def outliers(
+    by: ByOpt = "",
+    metric: MetricOpt = DEFAULT_METRIC,
+    z_cut: Annotated[
+        float, typer.Option("--z", help="Robust z beyond which a boot is listed (default 3.5).")
+    ] = 3.5,
+    db: options.Db = defaults.DEFAULT_DB,
+    parquet: ParquetOpt = None,
+    fmt: Format = "table",
+) -> None:
+    """Boots far from their group's median, in MADs (modified z-score, Iglewicz and Hoaglin)."""
+    from bootscope.lab.fleet_query import outliers as find_outliers
+    from bootscope.report.fleet_out import outliers_json, render_outliers
+
+    options.check_format(fmt, options.TABLE_JSON)
+    if not z_cut > 0:
+        raise InputError("--z must be above 0")
+    fields = _fields(by)
+    found = find_outliers(_view(db, parquet), metric, fields, z_cut)
+    if fmt == "json":
+        _emit(outliers_json(metric, tuple(fields), found, z_cut))
+    else:
+        render_outliers(metric, tuple(fields), found, z_cut, output_console())
+
+
+def compare(
+    canary: Annotated[
+        str, typer.Option("--canary", help="The cohort under test (a value of --cohort-field).")
+    ],
+    control: Annotated[str, typer.Option("--control", help="The cohort it is judged against.")],
+    strata: Annotated[
+        str | None,
+        typer.Option("--strata", help="Field whose values are compared apart, then pooled (e.g. model)."),
+    ] = None,
+    cohort_field: Annotated[str, typer.Option("--cohort-field", help="Field naming the cohort.")] = "cohort",
+    metric: MetricOpt = DEFAULT_METRIC,
+    alpha: Annotated[
+        float, typer.Option("--alpha", help="1 - confidence of the intervals.")
+    ] = defaults.ALPHA,
+    db: options.Db = defaults.DEFAULT_DB,
+    parquet: ParquetOpt = None,
+    fmt: Format = "table",
+) -> None:
+    """Canary against control, stratum by stratum (Hodges-Lehmann) and pooled (van Elteren); exit 1
+    when the canary is slower."""
+    from bootscope.lab.fleet_query import compare_cohorts
+    from bootscope.report.fleet_out import compare_json, render_compare
+
+    options.check_format(fmt, options.TABLE_JSON)
+    if not 0 < alpha < 1:
+        raise InputError("--alpha must lie between 0 and 1")
+    if canary == control:
+        raise InputError("--canary and --control name the same cohort")
+    result = compare_cohorts(
+        _view(db, parquet), metric, canary, control, cohort_field=cohort_field, strata=strata, alpha=alpha
+    )
+    document = compare_json(result)
+    if fmt == "json":
+        _emit(document)
+    else:
+        render_compare(result, output_console())
+    verdicts = [document["pooled"]["verdict"], *(row["verdict"] for row in document["by_stratum"])]
+    if "slower" in verdicts:
+        raise typer.Exit(1)
+
+
+app.command("import")(fleet_import)
+app.command("summary")(summary)
+app.command("outliers")(outliers)
+app.command("compare")(compare)

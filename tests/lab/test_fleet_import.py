@@ -1,0 +1,229 @@
+"""`bootscope fleet import|summary|outliers|compare` on a small fleet made of the real logs of
+tests/data (and tests/data/hw), with a metadata CSV, through the real CLI, SQLite, Parquet and DuckDB.
+
+The planted-regression fleet is SYNTHETIC (bench/fleet_gen.py: real logs with per-host scaled
+timestamps); the summary's numbers are checked against numpy on the values the logs hold.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from cli_here import run_in_process
+
+from bench.fleet_gen import make_fleet
+from bootscope.lab.fleet_file import read_fleet_file
+from bootscope.stats.latency import clopper_pearson, order_statistic_ranks
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+# real logs: (file, host, model, kernel, cohort); kernel_init_s as each log prints it
+REAL = [
+    ("debian-6.1-cloud-smp2.log", "q1", "qemu", "6.1", "control"),
+    ("debian-6.1-cloud-initcall-smp1.log", "q2", "qemu", "6.1", "control"),
+    ("debian-6.1-cloud-initcall-smp4.log", "q3", "qemu", "6.1", "canary"),
+    ("debian-6.1-cloud-smp2-dmesg-r.log", "q4", "qemu", "6.1", "canary"),
+    ("multiboot-6.1-cloud-smp2-then-smp1.log", "q5", "qemu", "6.1", "control"),
+    ("debian-6.1-cloud-smp2-journal.json", "q6", "qemu", "6.1", "control"),
+    ("hw/arm64-xgene-mustang-4.19-dmesg.log", "x1", "xgene", "4.19", "control"),
+    ("hw/x86-epyc7262-romed8-6.3-dmesg.log", "e1", "epyc", "6.3", "control"),
+    ("hw/x86-t61p-2.6.25-untimed.log", "t1", "t61p", "2.6.25", "control"),  # no timestamp: bad
+    ("fleet/lava-qemu-smp2-output.yaml", "l1", "qemu", "6.1", "canary"),
+]
+
+
+def _fleet(root: Path) -> tuple[Path, Path]:
+    fleet = root / "fleet"
+    fleet.mkdir()
+    with (root / "hosts.csv").open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["file", "host", "model", "kernel", "cohort"])
+        for name, host, model, kernel, cohort in REAL:
+            target = fleet / name.replace("/", "-")
+            shutil.copy(DATA / name, target)
+            writer.writerow([target.name, host, model, kernel, cohort])
+    (fleet / "junk.bin").write_bytes(bytes(range(256)) * 40)
+    (fleet / "huge-line.log").write_text("x" * 3_000_000 + "\n")
+    (fleet / "empty.log").write_bytes(b"")
+    return fleet, root / "hosts.csv"
+
+
+def _json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, object]:
+    capsys.readouterr()
+    code = run_in_process(*args, "--format", "json")
+    out = capsys.readouterr().out
+    assert code in (0, 1), out
+    document: dict[str, object] = json.loads(out)
+    return document
+
+
+def test_import_is_idempotent_lists_bad_files_and_summary_matches_numpy(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fleet, meta = _fleet(tmp_path)
+    db = str(tmp_path / "f.db")
+    first = _json(capsys, "fleet", "import", str(fleet), "--meta", str(meta), "--db", db, "-j", "2")
+    bad = {Path(str(item["file"])).name for item in first["bad"]}  # type: ignore[attr-defined]
+    assert bad == {"junk.bin", "huge-line.log", "empty.log", "hw-x86-t61p-2.6.25-untimed.log"}
+    assert first["imported"] == len(REAL) - 1 and first["files"] == len(REAL) + 3
+    again = _json(capsys, "fleet", "import", str(fleet), "--meta", str(meta), "--db", db)
+    assert again["imported"] == 0 and again["boots"] == 0 and again["already_stored"] == len(REAL) - 1
+    # The same file under another name is the same content: stored once.
+    shutil.copy(fleet / "debian-6.1-cloud-smp2.log", tmp_path / "copy.log")
+    third = _json(capsys, "fleet", "import", str(tmp_path / "copy.log"), "--db", db)
+    assert third["imported"] == 0 and third["already_stored"] == 1
+
+    # independent: each file's boots read one by one, numpy on their kernel_init_s per model
+    by_model: dict[str, list[float]] = {}
+    failed: dict[str, int] = {}
+    boots: dict[str, int] = {}
+    for name, _host, model, _kernel, _cohort in REAL:
+        result = read_fleet_file(str(fleet / name.replace("/", "-")))
+        for boot in result.boots:
+            boots[model] = boots.get(model, 0) + 1
+            if boot.outcome == "ok":
+                by_model.setdefault(model, []).append(boot.metrics["kernel_init_s"])
+            else:
+                failed[model] = failed.get(model, 0) + 1
+    summary = _json(capsys, "fleet", "summary", "--by", "model", "--db", db)
+    assert summary["metric"] == "kernel_init_s" and summary["by"] == ["model"]
+    groups = {g["model"]: g for g in summary["groups"]}  # type: ignore[attr-defined]
+    assert set(groups) == set(boots)
+    qemu = np.sort(np.array(by_model["qemu"]))
+    assert qemu.size >= 8  # the multi-boot log and the journal export hold two boots each
+    for p in (0.5, 0.9, 0.99):
+        key = f"p{round(p * 100)}"
+        assert groups["qemu"][key] == pytest.approx(float(np.quantile(qemu, p, method="inverted_cdf")))
+        low, high = order_statistic_ranks(qemu.size, p, 0.95)
+        assert groups["qemu"][key + "_ci"][0] == pytest.approx(qemu[low - 1])
+        assert groups["qemu"][key + "_ci"][1] == (
+            pytest.approx(qemu[high - 1]) if high <= qemu.size else None
+        )
+    for model, group in groups.items():
+        assert group["n"] == len(by_model.get(model, [])) and group["boots"] == boots[model]
+        assert group["failed"] == failed.get(model, 0)
+        assert group["failed_ci"] == pytest.approx(list(clopper_pearson(failed.get(model, 0), boots[model])))
+    # the epyc dmesg never shows "Run /init": one failed boot, no time
+    assert groups["epyc"]["failed"] == 1 and groups["epyc"]["p50"] is None
+
+    two = _json(capsys, "fleet", "summary", "--by", "model,kernel", "--metric", "userspace_s", "--db", db)
+    assert {(g["model"], g["kernel"]) for g in two["groups"]} == {  # type: ignore[attr-defined]
+        ("qemu", "6.1"),
+        ("xgene", "4.19"),
+        ("epyc", "6.3"),
+    }
+    outliers = _json(capsys, "fleet", "outliers", "--by", "model", "--z", "1", "--db", db)
+    values = {round(o["value"], 6) for o in outliers["outliers"]}  # type: ignore[attr-defined]
+    med = float(np.median(qemu))
+    mad = float(np.median(np.abs(qemu - med)))
+    expected = {round(float(v), 6) for v in qemu if abs(v - med) / (1.4826 * mad) > 1}
+    assert values == expected and expected
+
+    capsys.readouterr()
+    assert run_in_process("fleet", "summary", "--by", "rack", "--db", db) == 2
+    assert "no field 'rack'" in capsys.readouterr().err
+
+
+def test_planted_regression_in_one_model_is_found_and_unchanged_cohort_is_not(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    meta = make_fleet(
+        tmp_path / "fleet",
+        120,
+        seed=7,
+        models=("qemu-smp2", "xgene"),
+        cohorts=(("control", 0.5), ("canary", 0.25), ("canary-b", 0.25)),
+        regress_model="xgene",
+        regress_factor=1.15,
+        failed_fraction=0.0,
+        junk_fraction=0.0,
+    )
+    db = str(tmp_path / "g.db")
+    imported = _json(capsys, "fleet", "import", str(tmp_path / "fleet"), "--meta", str(meta), "--db", db)
+    assert imported["imported"] == 120 and not imported["bad"]
+
+    capsys.readouterr()
+    code = run_in_process(
+        "fleet", "compare", "--canary", "canary", "--control", "control", "--strata", "model",
+        "--db", db, "--format", "json",
+    )  # fmt: skip
+    found = json.loads(capsys.readouterr().out)
+    assert code == 1  # the canary is slower somewhere
+    strata = {row["stratum"]: row for row in found["by_stratum"]}
+    assert strata["xgene"]["verdict"] == "slower" and strata["xgene"]["ci"][0] > 0
+    # the planted 15 % of xgene's ~1.52 s lies inside the interval
+    assert strata["xgene"]["ci"][0] < 0.15 * 1.52 < strata["xgene"]["ci"][1]
+    assert strata["qemu-smp2"]["verdict"] == "no difference"
+
+    code = run_in_process(
+        "fleet", "compare", "--canary", "canary-b", "--control", "control", "--strata", "model",
+        "--db", db, "--format", "json",
+    )  # fmt: skip
+    unchanged = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert unchanged["pooled"]["verdict"] == "no difference"
+    assert all(row["verdict"] == "no difference" for row in unchanged["by_stratum"])
+
+
+def test_kcidb_document_imports_its_boots(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = str(tmp_path / "k.db")
+    result = _json(capsys, "fleet", "import", str(DATA / "fleet" / "kcidb-v5-boots.json"), "--db", db)
+    assert result["imported"] == 1 and result["boots"] == 4
+    summary = _json(capsys, "fleet", "summary", "--by", "platform", "--db", db)
+    groups = {g["platform"]: g for g in summary["groups"]}  # type: ignore[attr-defined]
+    # boot-1001's number, boot-1002's log excerpt; boot-1003 FAIL; boot-1004 MISS (neither)
+    assert groups["qemu-x86"]["p50"] == pytest.approx(3.194636) and groups["qemu-x86"]["boots"] == 2
+    assert groups["mustang"]["p50"] == pytest.approx(1.522958) and groups["mustang"]["failed"] == 1
+    assert groups["qemu-x86"]["failed"] == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["fleet", "import", "{dir}", "--meta", "{dir}/no-file-column.csv"], 2, "needs a 'file' column"),
+        (["fleet", "import", "{dir}", "--meta", "{dir}/missing.csv"], 2, "cannot read the metadata CSV"),
+        (["fleet", "import", "{dir}/nothing-here.log"], 2, "no such file"),
+        (["fleet", "import", "{dir}/junk.bin"], 5, "none of the 1 file(s)"),
+        (["fleet", "summary"], 2, "no database"),
+        (["fleet", "summary", "--db", "{dir}/empty.db"], 2, "no fleet boots stored yet"),
+        (["fleet", "summary", "--db", "{dir}/empty.db", "--format", "xml"], 2, "choose table or json"),
+        (["fleet", "compare", "--canary", "a", "--control", "a", "--db", "{dir}/empty.db"], 2, "same cohort"),
+        (["export", "--format", "kcidb", "--db", "{dir}/empty.db"], 2, "no fleet boots stored"),
+        (["export", "--format", "kcidb", "--db", "{dir}/empty.db", "--origin", "Bad"], 2, "KCIDB origins"),
+    ],
+)
+def test_bad_input_is_one_line(
+    args: list[str], code: int, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "no-file-column.csv").write_text("path,host\na.log,h1\n")
+    (tmp_path / "junk.bin").write_bytes(b"\x00\xff" * 500)
+    from bootscope.store import Store
+
+    Store.open(tmp_path / "empty.db").close()
+    argv = [arg.replace("{dir}", str(tmp_path)) for arg in args]
+    if "--db" not in argv and argv[1] == "import":
+        argv += ["--db", str(tmp_path / "i.db")]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp_path)
+        assert run_in_process(*argv) == code
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("bootscope: error:") and message in lines[0], lines
+
+
+def test_duckdb_never_fetches_extensions() -> None:
+    from bootscope.lab.fleet_query import connect
+
+    con = connect()
+    settings = dict(
+        con.execute(
+            "SELECT name, value FROM duckdb_settings() "
+            "WHERE name IN ('autoinstall_known_extensions', 'autoload_known_extensions')"
+        ).fetchall()
+    )
+    assert settings == {"autoinstall_known_extensions": "false", "autoload_known_extensions": "false"}
+    # Parquet is built in: a round trip works without any extension install
+    con.execute("COPY (SELECT 1 AS a) TO '/dev/null' (FORMAT parquet)")
