@@ -50,6 +50,12 @@ def _register() -> None:
     app.command("history")(sweep_cmd.history)
     app.command("bisect-run")(sweep_cmd.bisect_run)
 
+    from bootscope.cli import diff_cmd
+
+    app.command("diff")(diff_cmd.diff)
+    app.add_typer(diff_cmd.baseline_app)
+    app.command("check")(diff_cmd.check)
+
     from bootscope.cli import image_cmd
 
     app.add_typer(image_cmd.app)

@@ -1,0 +1,209 @@
+"""What got slower: the total's shift split over components (phases, initcalls, CPUs, gaps, units).
+
+Every component present on both sides gets its own comparison, b against a: per-side medians, the
+Hodges-Lehmann shift (b - a) with its interval and the Mann-Whitney p-value, the same functions as
+``compare``. Hundreds of initcalls are hundreds of tests, so a p-value below alpha alone would flag
+about alpha x m of them when nothing changed; the p-values are therefore Benjamini-Hochberg adjusted
+(q) and a component is called moved only when q is below the false discovery rate AND its interval
+lies on one side of zero (``compare``'s rule). Each component's share of the total is its shift over
+the total's shift (both Hodges-Lehmann estimates, which add up only approximately: what the
+components do not explain is reported, never hidden). Components are ranked by that share, so the
+first one explains most of the total's move in the total's own direction.
+
+A component seen on one side only (an initcall blacklisted, a line that a new option prints) moved
+by all of its time; whether that is more than chance (a rare line seen in two boots of one side) is
+Fisher's exact test on how many boots of each side have it, and its p-value joins the others in the
+Benjamini-Hochberg adjustment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+from scipy import stats as sps
+
+from bootscope.model import Comparison
+from bootscope.stats.compare import Options, compare, interval_side
+from bootscope.stats.multiple import benjamini_hochberg
+from bootscope.stats.rank import hodges_lehmann, mann_whitney
+
+COMPARED, APPEARED, DISAPPEARED, TOO_FEW = "compared", "appeared", "disappeared", "too few boots"
+MIN_PER_SIDE = 2
+
+
+@dataclass(frozen=True, slots=True)
+class ComponentSamples:
+    """One component's values (s), one per boot that has it, on each side, and how many boots each
+    side has in all (None: unknown, then a one-sided component gets no presence test)."""
+
+    kind: str
+    name: str
+    a: tuple[float, ...]
+    b: tuple[float, ...]
+    boots_a: int | None = None
+    boots_b: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ComponentShift:
+    """One component compared: boots and medians per side (s; None where a side has none), the
+    shift b - a (s) with its interval, the Mann-Whitney p, the Benjamini-Hochberg q, its share of
+    the total's shift (None when the total did not move or the component was not compared), its
+    status (compared, appeared, disappeared, too few boots) and whether it is called moved."""
+
+    kind: str
+    name: str
+    n_a: int
+    median_a_s: float | None
+    n_b: int
+    median_b_s: float | None
+    shift_s: float | None
+    shift_ci_s: tuple[float, float] | None
+    p: float | None
+    q: float | None
+    share_of_total: float | None
+    status: str
+    moved: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Attribution:
+    """The total's comparison and every component's: ``components`` holds the compared ones and those
+    present on one side only (appeared: shift = b's median; disappeared: minus a's median), ranked by
+    share of the total; ``too_few`` those with under 2 boots on a side. ``explained_s`` is the sum of
+    the moved components' shifts, ``unexplained_s`` the total's shift minus that, ``sum_all_s`` the
+    sum of every compared (two-sided) component's shift (s)."""
+
+    total: Comparison
+    components: tuple[ComponentShift, ...]
+    too_few: tuple[ComponentShift, ...]
+    fdr: float
+    explained_s: float
+    unexplained_s: float | None
+    sum_all_s: float
+    correction: str
+
+
+def _median(values: Sequence[float]) -> float | None:
+    return float(np.median(values)) if values else None
+
+
+def _one_component(item: ComponentSamples, alpha: float) -> tuple[ComponentShift, int]:
+    """Return the unadjusted comparison of one component and the direction its test points to."""
+    n_a, n_b = len(item.a), len(item.b)
+    base = ComponentShift(
+        item.kind, item.name, n_a, _median(item.a), n_b, _median(item.b),
+        None, None, None, None, None, TOO_FEW, False,
+    )  # fmt: skip
+    if (n_a == 0) != (n_b == 0):
+        status, shift_s = (
+            (APPEARED, base.median_b_s) if n_a == 0 else (DISAPPEARED, -(base.median_a_s or 0.0))
+        )
+        return _with(base, status=status, shift_s=shift_s, p=presence_p(item)), 0
+    if n_a < MIN_PER_SIDE or n_b < MIN_PER_SIDE:
+        return base, 0
+    shift = hodges_lehmann(item.a, item.b, alpha)
+    test = mann_whitney(item.a, item.b)
+    direction = 0
+    if test.statistic is not None:
+        middle = n_a * n_b / 2.0
+        direction = -1 if test.statistic < middle else (1 if test.statistic > middle else 0)
+    shifted = _with(base, shift_s=shift.estimate, shift_ci_s=shift.ci, p=test.p, status=COMPARED)
+    return shifted, direction
+
+
+def presence_p(item: ComponentSamples) -> float | None:
+    """Return Fisher's exact two-sided p-value (dimensionless) that the share of boots having the
+    component differs between the sides; None when a side's boot count is unknown."""
+    if item.boots_a is None or item.boots_b is None:
+        return None
+    have_a, have_b = len(item.a), len(item.b)
+    table = np.array([[have_a, max(item.boots_a - have_a, 0)], [have_b, max(item.boots_b - have_b, 0)]])
+    return float(sps.fisher_exact(table).pvalue)
+
+
+def _with(shift: ComponentShift, **changes: object) -> ComponentShift:
+    return replace(shift, **changes)  # type: ignore[arg-type]
+
+
+def attribute(
+    total_a: Sequence[float],
+    total_b: Sequence[float],
+    components: Sequence[ComponentSamples],
+    *,
+    metric: str,
+    alpha: float = 0.05,
+    fdr: float = 0.05,
+    name_a: str = "a",
+    name_b: str = "b",
+) -> Attribution:
+    """Return the total's comparison (``compare``, b against a, seconds) and every component's, with
+    Benjamini-Hochberg q-values over the compared components at false discovery rate ``fdr``.
+
+    Raises StatsError for fewer than 2 totals a side, NaN, or an alpha outside (0, 0.5).
+    """
+    total = compare(
+        total_a,
+        total_b,
+        metric,
+        "s",
+        Options(alpha=alpha, bootstrap_resamples=0, power=False),
+        name_a,
+        name_b,
+    )
+    raw = [_one_component(item, alpha) for item in components]
+    tested = [(shift, direction) for shift, direction in raw if shift.status != TOO_FEW]
+    q_values = benjamini_hochberg([shift.p for shift, _ in tested])
+    total_shift = total.shift_estimate or 0.0
+    finished: list[ComponentShift] = []
+    for (shift, direction), q in zip(tested, q_values, strict=True):
+        if shift.status == COMPARED:
+            side = interval_side(shift.shift_ci_s, "two-sided", direction)
+            moved = q is not None and q < fdr and side != 0
+        else:  # appeared or disappeared: all of its time, if its presence changed beyond chance
+            moved = q is not None and q < fdr
+        finished.append(_with(shift, q=q, moved=moved))
+    one_sided = tuple(shift for shift, _ in raw if shift.status == TOO_FEW)
+    finished = [
+        _with(
+            item,
+            share_of_total=None if total_shift == 0 or item.shift_s is None else item.shift_s / total_shift,
+        )
+        for item in finished
+    ]
+    sign = 1.0 if total_shift >= 0 else -1.0
+
+    def rank_key(item: ComponentShift) -> tuple[float, str, str]:
+        # The total's own direction first: largest share of its move, then by name for a stable order.
+        moved_by = (item.shift_s or 0.0) * sign if total_shift != 0 else abs(item.shift_s or 0.0)
+        return (-moved_by, item.kind, item.name)
+
+    ranked = tuple(sorted(finished, key=rank_key))
+    explained = float(sum(item.shift_s or 0.0 for item in ranked if item.moved))
+    sum_all = float(sum(item.shift_s or 0.0 for item in ranked if item.status == COMPARED))
+    return Attribution(
+        total=total,
+        components=ranked,
+        too_few=tuple(sorted(one_sided, key=lambda item: (item.kind, item.name))),
+        fdr=fdr,
+        explained_s=explained,
+        unexplained_s=None if total.shift_estimate is None else total.shift_estimate - explained,
+        sum_all_s=sum_all,
+        correction=f"Benjamini-Hochberg over {len(tested)} components, false discovery rate {fdr:g}",
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class DiffResult:
+    """The answer of ``diff``: the metric, both sides' names, the kinds compared, where the boots
+    came from, the attribution, notes for the user (boots left out, a third variant ignored)."""
+
+    metric: str
+    baseline: str
+    variant: str
+    kinds: tuple[str, ...]
+    source: str
+    attribution: Attribution
+    notes: tuple[str, ...]
