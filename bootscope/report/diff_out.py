@@ -14,6 +14,7 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from bootscope.analyze.components import PHASE
 from bootscope.report.compare_out import interval, num, primary_p
 from bootscope.stats.attribution import COMPARED, ComponentShift, DiffResult
 
@@ -74,9 +75,13 @@ def diff_dict(result: DiffResult, top: int | None = None) -> dict[str, Any]:
         "components_total": len(a.components),
         "too_few": [_component_json(item) for item in a.too_few],
         "decomposition": {
-            "explained": a.explained_s,
-            "unexplained": a.unexplained_s,
-            "sum_of_compared_shifts": a.sum_all_s,
+            d.kind: {
+                "moved": d.moved,
+                "explained": d.explained_s,
+                "unexplained": d.unexplained_s,
+                "sum_of_shifts": d.sum_all_s,
+            }
+            for d in a.by_kind
         },
         "fdr": a.fdr,
         "correction": a.correction,
@@ -108,14 +113,21 @@ def total_sentence(result: DiffResult) -> str:
     )
 
 
-def decomposition_sentence(result: DiffResult) -> str:
-    """Return what the moved components explain of the total's shift and what is left (s)."""
+def decomposition_lines(result: DiffResult) -> list[str]:
+    """Return one sentence per kind: what its moved components explain of the total's shift and what
+    is left (s); kinds overlap, so each is its own decomposition."""
     a = result.attribution
-    moved = sum(1 for item in a.components if item.moved)
-    return (
-        f"{moved} component(s) moved (q < {a.fdr:g}); they explain {num(a.explained_s, 3)} s of the "
-        f"total's {num(a.total.shift_estimate, 3)} s; left unexplained: {num(a.unexplained_s, 3)} s"
-    )
+    total = num(a.total.shift_estimate, 3)
+    lines = []
+    for d in a.by_kind:
+        line = (
+            f"{d.kind}: {d.moved} moved (q < {a.fdr:g}), explaining {num(d.explained_s, 3)} s of the total's "
+            f"{total} s; left unexplained: {num(d.unexplained_s, 3)} s"
+        )
+        if d.kind == PHASE:
+            line += f" (all phases' shifts sum to {num(d.sum_all_s, 3)} s)"
+        lines.append(line)
+    return lines
 
 
 def table(result: DiffResult, top: int) -> RenderableType:
@@ -140,7 +152,12 @@ def table(result: DiffResult, top: int) -> RenderableType:
         "",
     ):
         right = header in ("n a/b", "median a", "median b", "shift b - a [95%]", "q", "share")
-        grid.add_column(header, justify="right" if right else "left", no_wrap=header != "component")
+        grid.add_column(
+            header,
+            justify="right" if right else "left",
+            no_wrap=header != "component",
+            min_width=32 if header == "component" else None,
+        )
     for rank, item in enumerate(a.components[:top], start=1):
         shift = (
             f"{num(item.shift_s, 3)} {interval(item.shift_ci_s, 3)}"
@@ -163,7 +180,7 @@ def table(result: DiffResult, top: int) -> RenderableType:
     lines: list[RenderableType] = [
         Text(total_sentence(result), style="bold"),
         grid,
-        Text(decomposition_sentence(result)),
+        *(Text(line) for line in decomposition_lines(result)),
     ]
     if len(a.components) > top:
         lines.append(Text(f"{len(a.components) - top} more component(s) not shown (--top)"))
@@ -211,7 +228,8 @@ def to_mail(result: DiffResult, top: int = MAIL_TOP) -> str:
         lines += _wrap(head, "  ")
         lines += _wrap(body, "     ")
     lines.append("")
-    lines += _wrap(decomposition_sentence(result))
+    for line in decomposition_lines(result):
+        lines += _wrap(line)
     lines += _wrap(f"Method: Hodges-Lehmann shift (b - a), 95% interval, Mann-Whitney; {a.correction}.")
     return "\n".join(lines) + "\n"
 
@@ -284,7 +302,7 @@ def to_html(result: DiffResult, top: int) -> str:
         "td:nth-child(3){text-align:left}</style></head><body>"
         f"<h1>What moved {escape(result.metric)}</h1><p>{escape(total_sentence(result))}</p>"
         f"<h2>Waterfall</h2>{waterfall_svg(result)}"
-        f"<p>{escape(decomposition_sentence(result))}</p>"
+        f"<p>{'<br>'.join(escape(line) for line in decomposition_lines(result))}</p>"
         "<h2>Components</h2><table><tr><th>#</th><th>kind</th><th>component</th><th>n a/b</th>"
         "<th>median a (s)</th><th>median b (s)</th><th>shift b - a [95%]</th><th>q</th><th>share</th></tr>"
         f"{rows}</table><p>{escape(a.correction)}</p></body></html>\n"

@@ -69,20 +69,32 @@ class ComponentShift:
 
 
 @dataclass(frozen=True, slots=True)
+class KindDecomposition:
+    """How much of the total's shift one kind's components explain (s): ``explained_s`` the sum of
+    its moved components' shifts, ``unexplained_s`` the total's shift minus that (None when the
+    total has no estimate), ``sum_all_s`` the sum of all its components' shifts (for phases, which
+    add up to the total in every boot, close to the total's shift: HL estimates add only roughly)."""
+
+    kind: str
+    moved: int
+    explained_s: float
+    unexplained_s: float | None
+    sum_all_s: float
+
+
+@dataclass(frozen=True, slots=True)
 class Attribution:
     """The total's comparison and every component's: ``components`` holds the compared ones and those
     present on one side only (appeared: shift = b's median; disappeared: minus a's median), ranked by
-    share of the total; ``too_few`` those with under 2 boots on a side. ``explained_s`` is the sum of
-    the moved components' shifts, ``unexplained_s`` the total's shift minus that, ``sum_all_s`` the
-    sum of every compared (two-sided) component's shift (s)."""
+    share of the total; ``too_few`` those with under 2 boots on a side. ``by_kind`` decomposes the
+    total per kind (kinds overlap: an initcall lies inside the initcalls phase, so each kind is its
+    own decomposition)."""
 
     total: Comparison
     components: tuple[ComponentShift, ...]
     too_few: tuple[ComponentShift, ...]
     fdr: float
-    explained_s: float
-    unexplained_s: float | None
-    sum_all_s: float
+    by_kind: tuple[KindDecomposition, ...]
     correction: str
 
 
@@ -126,6 +138,17 @@ def presence_p(item: ComponentSamples) -> float | None:
 
 def _with(shift: ComponentShift, **changes: object) -> ComponentShift:
     return replace(shift, **changes)  # type: ignore[arg-type]
+
+
+def _decompose(kind: str, items: Sequence[ComponentShift], total_s: float | None) -> KindDecomposition:
+    explained = float(sum(item.shift_s or 0.0 for item in items if item.moved))
+    return KindDecomposition(
+        kind=kind,
+        moved=sum(1 for item in items if item.moved),
+        explained_s=explained,
+        unexplained_s=None if total_s is None else total_s - explained,
+        sum_all_s=float(sum(item.shift_s or 0.0 for item in items)),
+    )
 
 
 def attribute(
@@ -181,16 +204,16 @@ def attribute(
         return (-moved_by, item.kind, item.name)
 
     ranked = tuple(sorted(finished, key=rank_key))
-    explained = float(sum(item.shift_s or 0.0 for item in ranked if item.moved))
-    sum_all = float(sum(item.shift_s or 0.0 for item in ranked if item.status == COMPARED))
+    by_kind = tuple(
+        _decompose(kind, [item for item in ranked if item.kind == kind], total.shift_estimate)
+        for kind in dict.fromkeys(item.kind for item in components)
+    )
     return Attribution(
         total=total,
         components=ranked,
         too_few=tuple(sorted(one_sided, key=lambda item: (item.kind, item.name))),
         fdr=fdr,
-        explained_s=explained,
-        unexplained_s=None if total.shift_estimate is None else total.shift_estimate - explained,
-        sum_all_s=sum_all,
+        by_kind=by_kind,
         correction=f"Benjamini-Hochberg over {len(tested)} components, false discovery rate {fdr:g}",
     )
 
