@@ -12,7 +12,9 @@ from pathlib import Path
 import numpy as np
 
 _STAMP = re.compile(r"^(?P<pre>.*?)\[\s*(?P<t>\d+\.\d+)\](?P<rest>.*)$")
-_RETURNED = re.compile(r"^(?P<head> initcall (?P<name>[\w.]+)\+\S+ returned -?\d+ after )(?P<us>\d+)(?P<tail> usecs.*)$")
+_RETURNED = re.compile(
+    r"^(?P<head> initcall (?P<name>[\w.]+)\+\S+ returned -?\d+ after )(?P<us>\d+)(?P<tail> usecs.*)$"
+)
 
 
 def planted_boot(

@@ -24,10 +24,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy import stats as sps
 
+from bootscope.errors import StatsError
 from bootscope.model import Comparison
+from bootscope.stats.batch import mann_whitney_p_rows, shift_ci_rows
 from bootscope.stats.compare import Options, compare, interval_side
 from bootscope.stats.multiple import benjamini_hochberg
-from bootscope.stats.rank import hodges_lehmann, mann_whitney
 
 COMPARED, APPEARED, DISAPPEARED, TOO_FEW = "compared", "appeared", "disappeared", "too few boots"
 MIN_PER_SIDE = 2
@@ -102,8 +103,9 @@ def _median(values: Sequence[float]) -> float | None:
     return float(np.median(values)) if values else None
 
 
-def _one_component(item: ComponentSamples, alpha: float) -> tuple[ComponentShift, int]:
-    """Return the unadjusted comparison of one component and the direction its test points to."""
+def _one_component(item: ComponentSamples) -> tuple[ComponentShift, int]:
+    """Return a component with fewer than 2 boots on a side: appeared or disappeared (with its
+    presence test) or too few boots to compare; its direction is 0."""
     n_a, n_b = len(item.a), len(item.b)
     base = ComponentShift(
         item.kind, item.name, n_a, _median(item.a), n_b, _median(item.b),
@@ -114,16 +116,34 @@ def _one_component(item: ComponentSamples, alpha: float) -> tuple[ComponentShift
             (APPEARED, base.median_b_s) if n_a == 0 else (DISAPPEARED, -(base.median_a_s or 0.0))
         )
         return _with(base, status=status, shift_s=shift_s, p=presence_p(item)), 0
-    if n_a < MIN_PER_SIDE or n_b < MIN_PER_SIDE:
-        return base, 0
-    shift = hodges_lehmann(item.a, item.b, alpha)
-    test = mann_whitney(item.a, item.b)
-    direction = 0
-    if test.statistic is not None:
-        middle = n_a * n_b / 2.0
-        direction = -1 if test.statistic < middle else (1 if test.statistic > middle else 0)
-    shifted = _with(base, shift_s=shift.estimate, shift_ci_s=shift.ci, p=test.p, status=COMPARED)
-    return shifted, direction
+    return base, 0
+
+
+def _compare_group(items: Sequence[ComponentSamples], alpha: float) -> list[tuple[ComponentShift, int]]:
+    """Return the unadjusted comparisons of components that all have the same boot counts per side
+    (at least 2 each), with the direction each test points to (-1, 0, 1: U of b below, at or above
+    n*m/2). Vectorised (``batch``): the same numbers as ``hodges_lehmann`` and ``mann_whitney`` one
+    by one, where scipy's exact test alone costs milliseconds per call."""
+    a = np.array([item.a for item in items], dtype=np.float64)
+    b = np.array([item.b for item in items], dtype=np.float64)
+    if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+        raise StatsError("a component holds a NaN or infinite value")
+    estimate, low, high = shift_ci_rows(a, b, alpha)
+    p = mann_whitney_p_rows(a, b)
+    pooled = np.concatenate([a, b], axis=1)
+    constant = np.all(pooled == pooled[:, :1], axis=1)
+    n_a, n_b = a.shape[1], b.shape[1]
+    u_of_b = sps.rankdata(pooled, axis=1)[:, n_a:].sum(axis=1) - n_b * (n_b + 1) / 2.0
+    direction = np.sign(u_of_b - n_a * n_b / 2.0).astype(int)
+    found = []
+    for row, item in enumerate(items):
+        ci = None if np.isnan(low[row]) else (float(low[row]), float(high[row]))
+        shift = ComponentShift(
+            item.kind, item.name, n_a, float(np.median(a[row])), n_b, float(np.median(b[row])),
+            float(estimate[row]), ci, None if constant[row] else float(p[row]), None, None, COMPARED, False,
+        )  # fmt: skip
+        found.append((shift, int(direction[row])))
+    return found
 
 
 def presence_p(item: ComponentSamples) -> float | None:
@@ -176,7 +196,17 @@ def attribute(
         name_a,
         name_b,
     )
-    raw = [_one_component(item, alpha) for item in components]
+    groups: dict[tuple[int, int], list[ComponentSamples]] = {}
+    raw: list[tuple[ComponentShift, int]] = []
+    for item in components:
+        if len(item.a) >= MIN_PER_SIDE and len(item.b) >= MIN_PER_SIDE:
+            groups.setdefault((len(item.a), len(item.b)), []).append(item)
+        else:
+            raw.append(_one_component(item))
+    for group in groups.values():
+        raw += _compare_group(group, alpha)
+    order = {(item.kind, item.name): i for i, item in enumerate(components)}
+    raw.sort(key=lambda pair: order[(pair[0].kind, pair[0].name)])
     tested = [(shift, direction) for shift, direction in raw if shift.status != TOO_FEW]
     q_values = benjamini_hochberg([shift.p for shift, _ in tested])
     total_shift = total.shift_estimate or 0.0
