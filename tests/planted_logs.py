@@ -71,3 +71,48 @@ def write_planted(
         path.write_text(planted_boot(lines, seed + i, noise=noise, slower_us=slower_us), encoding="utf-8")
         paths.append(path)
     return paths
+
+
+def store_planted_run(
+    db: Path,
+    source: Path,
+    variants: Mapping[str, Mapping[str, int]],
+    boots: int,
+    seed: int = 1,
+    noise: float = 0.02,
+) -> int:
+    """Store one run in ``db`` whose variants (name -> initcalls made slower, us) each hold
+    ``boots`` synthetic boots of ``source``, in the form a real run stores them (console lines,
+    ``kernel_init_s`` and ``userspace_s`` from the one stored-boot analysis); return the run's id."""
+    from bootscope.analyze.captured import analyze_captured
+    from bootscope.metrics import KERNEL_INIT_S, USERSPACE_S
+    from bootscope.model import LogLine
+    from bootscope.store import BootRecord, Store, VariantRecord
+
+    lines = source.read_text(encoding="utf-8", errors="replace").splitlines()
+    with Store.open(db) as store:
+        record = store.create_experiment(
+            plan={"variants": [{"name": name} for name in variants]},
+            seed=seed,
+            accel="tcg",
+            accel_reason="synthetic boots (tests/planted_logs.py)",
+            host={"synthetic": True},
+            variants=[VariantRecord(name, {"smp": 4}) for name in variants],
+        )
+        index = 0
+        for round_no in range(boots):
+            for number, (name, slower) in enumerate(variants.items()):
+                text = planted_boot(lines, seed + 1000 * number + round_no, noise=noise, slower_us=slower)
+                captured = [LogLine(line) for line in text.splitlines()]
+                metrics = analyze_captured(captured, host_start_ns=None).breakdown.metrics
+                boot = BootRecord(
+                    variant=name,
+                    index=index,
+                    warmup=False,
+                    outcome="ok",
+                    metrics={KERNEL_INIT_S: metrics.kernel_init_s, USERSPACE_S: metrics.userspace_s},
+                )
+                store.record_boot(record.id, boot, captured)
+                index += 1
+        store.set_status(record.id, "complete")
+    return record.id

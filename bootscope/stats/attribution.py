@@ -205,8 +205,8 @@ def attribute(
             raw.append(_one_component(item))
     for group in groups.values():
         raw += _compare_group(group, alpha)
-    order = {(item.kind, item.name): i for i, item in enumerate(components)}
-    raw.sort(key=lambda pair: order[(pair[0].kind, pair[0].name)])
+    given = {(item.kind, item.name): i for i, item in enumerate(components)}
+    raw.sort(key=lambda pair: given[(pair[0].kind, pair[0].name)])
     tested = [(shift, direction) for shift, direction in raw if shift.status != TOO_FEW]
     q_values = benjamini_hochberg([shift.p for shift, _ in tested])
     total_shift = total.shift_estimate or 0.0
@@ -228,10 +228,10 @@ def attribute(
     ]
     sign = 1.0 if total_shift >= 0 else -1.0
 
-    def rank_key(item: ComponentShift) -> tuple[float, str, str]:
-        # The total's own direction first: largest share of its move, then by name for a stable order.
+    def rank_key(item: ComponentShift) -> tuple[float, int]:
+        # The total's own direction first: largest share of its move; equal shifts in input order.
         moved_by = (item.shift_s or 0.0) * sign if total_shift != 0 else abs(item.shift_s or 0.0)
-        return (-moved_by, item.kind, item.name)
+        return (-moved_by, given[(item.kind, item.name)])
 
     ranked = tuple(sorted(finished, key=rank_key))
     by_kind = tuple(
