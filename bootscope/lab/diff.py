@@ -207,3 +207,29 @@ def diff_run(
         by_variant[base], by_variant[chosen], metric=metric, names=(base, chosen), kinds=kinds,
         source=f"run {run_id}", alpha=alpha, fdr=fdr, notes=notes,
     )  # fmt: skip
+
+
+def explain_steps(
+    store: Store,
+    run: int | str,
+    steps: Sequence[int],
+    *,
+    metric: str,
+    kinds: Sequence[str],
+    alpha: float,
+    fdr: float,
+) -> list[tuple[int, DiffResult]]:
+    """Return, for each change point of a stored history (``steps``: the position before each step,
+    positions being the run's variants in order), the diff of the position after it against the one
+    before: which components' change explains the total's. Raises as :func:`diff_parts` does."""
+    run_id, by_variant = parts_from_run(store, run, metric, kinds)
+    names = list(by_variant)
+    found = []
+    for step in steps:
+        before, after = names[step], names[step + 1]
+        result = diff_parts(
+            by_variant[before], by_variant[after], metric=metric, names=(before, after), kinds=kinds,
+            source=f"run {run_id}", alpha=alpha, fdr=fdr,
+        )  # fmt: skip
+        found.append((step, result))
+    return found

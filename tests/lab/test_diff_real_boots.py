@@ -99,3 +99,17 @@ def test_check_passes_the_same_configuration_and_fails_a_slower_one(
     slower = _bootscope("check", "1:base", "--against", str(fast_ref), "--db", str(planted_boots))
     assert slower.returncode == 1, slower.stderr + slower.stdout
     assert "total kernel_init_s" in slower.stderr and f"initcall {PLANTED}" in slower.stderr
+
+
+@pytest.mark.boot
+def test_history_by_initcall_explains_the_step(planted_boots: Path) -> None:
+    # The run's variants in order form a series: base, same, nocerts: one step, after position 1.
+    done = _bootscope(
+        "history", "--from-run", "1", "--db", str(planted_boots), "--by", "initcall", "--format", "json"
+    )
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    assert [c["after"] for c in doc["change_points"]] == [1]
+    (step,) = doc["explained_by"]
+    assert (step["after"], step["baseline"], step["variant"]) == (1, "same", "nocerts")
+    assert step["components"][0]["name"] == PLANTED
