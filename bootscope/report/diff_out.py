@@ -234,11 +234,24 @@ def to_mail(result: DiffResult, top: int = MAIL_TOP) -> str:
     return "\n".join(lines) + "\n"
 
 
+def waterfall_kind(result: DiffResult) -> str | None:
+    """Return the kind a waterfall draws: the phases when present (they add up to the total in every
+    boot), else the kind of the first-ranked component; None when nothing was compared. One kind
+    only: kinds overlap (an initcall lies inside the initcalls phase), so mixing them counts twice."""
+    kinds = [item.kind for item in result.attribution.components]
+    if PHASE in kinds:
+        return PHASE
+    return kinds[0] if kinds else None
+
+
 def waterfall_svg(result: DiffResult, top: int = 12) -> str:
-    """Return an inline SVG waterfall: from 0, each of the ``top`` ranked components adds its shift
-    (s), then one bar for what they leave unexplained, ending at the total's shift."""
+    """Return an inline SVG waterfall of one kind (:func:`waterfall_kind`): from 0, each of its
+    ``top`` ranked components adds its shift (s), then one bar for what they leave unexplained,
+    ending at the total's shift."""
     a = result.attribution
-    items = [(f"{i.kind} {i.name}", i.shift_s or 0.0) for i in a.components[:top]]
+    kind = waterfall_kind(result)
+    chosen = [i for i in a.components if i.kind == kind][:top]
+    items = [(f"{i.kind} {i.name}", i.shift_s or 0.0) for i in chosen]
     total = a.total.shift_estimate or 0.0
     items.append(("rest (unexplained by the bars above)", total - sum(v for _, v in items)))
     steps: list[tuple[str, float, float]] = []

@@ -1,6 +1,9 @@
 """`diff` and `check` on real boots of the pinned Debian 6.1 cloud kernel under --icount, with one
 planted change: `initcall_blacklist=load_system_certificate_list` (that initcall takes about 1.08 s of
 instruction-counted guest time here; without it the kernel loads no X.509 certificates and boots on).
+The total gains only about 0.56 s: measured here, the initcalls that wait on timers move with the
+timeline (crypto_algapi_init +0.52 s, init_kprobe_trace +0.35 s, init_blk_tracer -0.50 s, the same
+in every boot), which is exactly what `diff` is for; the blacklisted initcall still explains most.
 
 One run, 3 variants x 4 boots (12 short boots, about 7 s each): `base`, `same` (the identical
 configuration again: the A/A pair) and `nocerts`. `diff` must name that initcall first, `check` must
@@ -64,11 +67,11 @@ def _diff(db: Path, *args: str) -> dict:  # type: ignore[type-arg]
 def test_diff_names_the_blacklisted_initcall_first(planted_boots: Path) -> None:
     doc = _diff(planted_boots, "--variant", "nocerts", "--by", "initcall")
     total = doc["total"]
-    assert total["verdict"] == "faster" and -1.3 < total["shift"] < -0.8, total
+    assert total["verdict"] == "faster" and -0.8 < total["shift"] < -0.3, total
     first = doc["components"][0]
     assert (first["kind"], first["name"], first["status"]) == ("initcall", PLANTED, "disappeared")
     assert (first["a"]["n"], first["b"]["n"]) == (4, 0)
-    assert -1.3 < first["shift"]["estimate"] < -0.8 and 0.8 < first["share_of_total"] < 1.2
+    assert -1.3 < first["shift"]["estimate"] < -0.8 and first["share_of_total"] > 1.2
     # By phase: the time went from the initcalls phase.
     doc = _diff(planted_boots, "--variant", "nocerts", "--by", "phase")
     assert doc["components"][0]["name"] == "initcalls"
@@ -94,9 +97,11 @@ def test_check_passes_the_same_configuration_and_fails_a_slower_one(
     assert json.loads(base_ref.read_text())["machine"]["variant"]["icount_shift"] == ICOUNT_SHIFT
     same = _bootscope("check", "1:same", "--against", str(base_ref), "--db", str(planted_boots))
     assert same.returncode == 0, same.stderr + same.stdout
-    # Against the faster reference, the base configuration is about 1.08 s (10 %) slower: a regression,
-    # and the initcall the reference never ran is named.
-    slower = _bootscope("check", "1:base", "--against", str(fast_ref), "--db", str(planted_boots))
+    # Against the faster reference, the base configuration is about 0.56 s (5 %) slower: beyond a 2 %
+    # threshold a regression, and the 1.08 s initcall the reference never ran is named.
+    slower = _bootscope(
+        "check", "1:base", "--against", str(fast_ref), "--db", str(planted_boots), "--threshold", "2%"
+    )
     assert slower.returncode == 1, slower.stderr + slower.stdout
     assert "total kernel_init_s" in slower.stderr and f"initcall {PLANTED}" in slower.stderr
 
