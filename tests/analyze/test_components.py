@@ -75,3 +75,18 @@ def test_gap_names_mask_numbers_and_survive_hostile_text() -> None:
     lines = [LogLine("\x00\xff" * 50_000, 0.0), LogLine("x", 1.0), LogLine("back", 0.5), LogLine("y", 2.0)]
     # A stamp that steps back neither hides nor invents a silence.
     assert line_gaps(lines) == {gap_name("\x00\xff" * 50_000): 1.0, "x": 1.0}
+
+
+def test_units_of_a_full_userspace_boot(data_dir: Path) -> None:
+    """systemd's collector block (bootscope image, systemd 252): each unit's activating-to-active time."""
+    from bootscope.analyze.components import UNIT
+    from bootscope.analyze.systemd import systemd_accounting
+
+    text = (data_dir / "systemd-252-collector-tcg.txt").read_text(encoding="utf-8")
+    accounting = systemd_accounting([LogLine(line) for line in text.splitlines()])
+    assert accounting is not None
+    _lines, breakdown = _boot(data_dir, "debian-6.1-cloud-initcall-smp1.log")
+    parts = boot_components(breakdown, accounting.units, kinds=(UNIT,))
+    timed = {u.unit: u.activation_s for u in accounting.units if u.activation_s is not None}
+    assert len(timed) > 10 and {name for _, name in parts} == set(timed)
+    assert all(parts[(UNIT, name)] == seconds for name, seconds in timed.items())

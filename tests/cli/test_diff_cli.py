@@ -153,3 +153,26 @@ def test_check_on_logs_cannot_tell_and_bad_input(
     assert run_in_process("check", "1", "--against", str(ref), "--db", str(planted_run)) == 2  # 3 variants
     err = capsys.readouterr().err
     assert "version 99" in err and "Traceback" not in err
+
+
+def test_diff_of_a_kexec_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A stored kexec run (fake target: a slower init in variant b) diffs on its reboot downtime."""
+    from bootscope.lab.execute import start_kexec
+    from bootscope.lab.fake import FakeTarget
+    from bootscope.lab.kexec_plan import KexecPlan, KexecVariant
+    from bootscope.store import Store
+
+    variants = (
+        KexecVariant("a", "to", append="fake.init_ms=700"),
+        KexecVariant("b", "to", append="fake.init_ms=1500"),
+    )
+    db = tmp_path / "k.db"
+    with Store.open(db) as store:
+        start_kexec(
+            KexecPlan("from", variants, hops=1, chains=4, seed=1, accel="tcg"), store, target=FakeTarget()
+        )
+    code, doc = _json(
+        capsys, "diff", "1", "--db", str(db), "--metric", "kexec_downtime_s", "--format", "json"
+    )
+    assert code == 0 and doc["total"]["verdict"] == "slower" and doc["total"]["b"]["n"] == 4
+    assert 0.7 < doc["total"]["shift"] < 0.9
