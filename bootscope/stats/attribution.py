@@ -50,8 +50,9 @@ class ComponentSamples:
 @dataclass(frozen=True, slots=True)
 class ComponentShift:
     """One component compared: boots and medians per side (s; None where a side has none), the
-    shift b - a (s) with its interval, the Mann-Whitney p, the Benjamini-Hochberg q, its share of
-    the total's shift (None when the total did not move or the component was not compared), its
+    shift b - a (s; for a component on one side only, its median, negative when it disappeared) with
+    its interval, the p-value (Mann-Whitney; Fisher's exact presence test for a one-sided component),
+    the Benjamini-Hochberg q, its share of the total's shift (None when the total did not move), its
     status (compared, appeared, disappeared, too few boots) and whether it is called moved."""
 
     kind: str
