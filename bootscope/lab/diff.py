@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bootscope.analyze.components import GAP, KINDS, Components, boot_components, top_gap_names
+from bootscope.analyze.components import GAP, KINDS, PHASE, Components, boot_components, top_gap_names
 from bootscope.errors import BootscopeError, InputError
 from bootscope.metrics import KERNEL_INIT_S
 from bootscope.stats.attribution import ComponentSamples, DiffResult, attribute
@@ -163,6 +163,7 @@ def diff_parts(
 ) -> DiffResult:
     """Return the diff of side b against side a. Raises InputError for a side with fewer than 2
     totals, StatsError for bad alpha."""
+    notes = [*notes, *_phase_order_notes(a, names[0]), *_phase_order_notes(b, names[1])]
     attribution = attribute(
         totals(a, names[0], metric),
         totals(b, names[1], metric),
@@ -174,6 +175,22 @@ def diff_parts(
         name_b=names[1],
     )
     return DiffResult(metric, names[0], names[1], tuple(kinds), source, attribution, tuple(notes))
+
+
+def _phase_order_notes(boots: Sequence[BootParts], side: str) -> list[str]:
+    """Return a note per phase that is negative in some boot of ``side``: its milestones came in
+    another order (a kernel version that prints ``Memory: ...`` after ``smp: Bringing up``, as 6.12
+    does), so it and its neighbour are only meaningful together."""
+    counts: dict[str, int] = {}
+    for boot in boots:
+        for (kind, name), value in boot.components.items():
+            if kind == PHASE and value < 0:
+                counts[name] = counts.get(name, 0) + 1
+    return [
+        f"{side}: phase {name} is negative in {n} boot(s): its milestones come in another order in "
+        "this kernel; read it together with the phase before it"
+        for name, n in counts.items()
+    ]
 
 
 def diff_run(
