@@ -1,12 +1,11 @@
 """``git bisect run`` support: build, boot, and call the commit good, bad, or untestable.
 
-The decision asks two one-sided questions about the shift (candidate minus baseline) against the
-margin m = threshold x median(baseline), each with a Mann-Whitney test of (candidate - m) against the
-baseline (testing a shift against a fixed margin by moving one sample, Hollander, Wolfe & Chicco,
-Nonparametric Statistical Methods, 3rd ed., section 4.1):
+The decision (``bootscope.stats.decision.decide``, shared with ``check``) asks two one-sided
+questions about the shift (candidate minus baseline) against the margin m = threshold x
+median(baseline), each a Mann-Whitney test of (candidate - m) against the baseline:
 
-- bad: the candidate is slower than the baseline by more than m (alternative "greater");
-- good: the candidate is slower by less than m, or faster (alternative "less");
+- bad: the candidate is slower than the baseline by more than m;
+- good: the candidate is slower by less than m, or faster;
 - neither: boot more, up to ``max_n``.
 
 Every look at the data is one more chance of a false call, so alpha is split evenly over the looks
