@@ -176,3 +176,11 @@ def test_diff_of_a_kexec_run(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     )
     assert code == 0 and doc["total"]["verdict"] == "slower" and doc["total"]["b"]["n"] == 4
     assert 0.7 < doc["total"]["shift"] < 0.9
+
+
+def test_the_run_report_draws_a_waterfall_per_variant(planted_run: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run.html"
+    assert run_in_process("report", "--run", "1", "--db", str(planted_run), "-o", str(out)) == 0
+    page = out.read_text()
+    assert page.count('<svg class="waterfall"') == 2  # same and slow, each against base
+    assert "What moved kernel_init_s: slow vs base" in page and "phase initcalls" in page
