@@ -1,6 +1,6 @@
 """Run every benchmark module in turn; each records its own section of bench/RESULTS.md.
 
-Usage: ``python -m bench.run [NAME ...]`` (names: analyze, run, report, sweep, runner; default all).
+Usage: ``python -m bench.run [NAME ...]`` (names: analyze, run, report, sweep, runner, diff; default all).
 """
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHES = ("analyze", "run", "report", "sweep", "runner")
+BENCHES = ("analyze", "run", "report", "sweep", "runner", "diff")
 
 
 def main(argv: list[str]) -> int:

@@ -90,7 +90,7 @@ def report(
         if vs is not None:
             raise InputError("--vs compares two logs; for a run the comparison table is already there")
         with Store.open(db) as store:
-            view = inputs.run_view(store, run, ALPHA)
+            view = inputs.run_view(store, run, ALPHA, with_diffs=True)
         _write(output, render_run_report(view, definitions=DEFINITIONS))
         what = f"{len(view.samples)} boots of {len(view.variants)} variant(s)"
     else:

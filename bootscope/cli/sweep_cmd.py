@@ -18,7 +18,10 @@ from bootscope.errors import BootError, BootscopeError, InputError, StatsError
 from bootscope.metrics import DEFAULT_METRIC
 
 if TYPE_CHECKING:
+    from bootscope.lab.history import HistoryResult
     from bootscope.lab.progress import Reporter
+    from bootscope.stats.attribution import DiffResult
+    from bootscope.store import Store
 
 
 def _definition(metric: str) -> str:
@@ -182,6 +185,12 @@ def history(
     accel: options.Accel = None,
     timeout: options.Timeout = None,
     quiet_host: options.QuietHost = False,
+    by: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--by", help="At each change point, which components moved: initcall, phase, ... (repeat)."
+        ),
+    ] = None,
 ) -> None:
     """The metric across kernel versions, and the steps (change points) where it moved."""
     from bootscope.lab.history import (
@@ -196,6 +205,10 @@ def history(
 
     options.check_format(fmt, options.TABLE_JSON)
     _definition(metric)
+    if by:
+        from bootscope.lab.diff import check_kinds
+
+        check_kinds(by)
     if (spec is None) == (from_run is None):
         raise InputError("give either SPEC (to boot a series) or --from-run RUN (to read one)")
     with Store.open(db) as store:
@@ -213,6 +226,7 @@ def history(
             )  # fmt: skip
             template = plan_with_settings((base,), {k: v for k, v in settings.items() if v is not None})
             result = run_history(history_plan(kernels, base, template), store, metric, alpha, _reporter(fmt))
+        explained = _explain(store, result, by, alpha) if by else []
     changes = result.change_points.change_points
     if plot is not None:
         from bootscope.report.series_plot import plot_series
@@ -226,7 +240,12 @@ def history(
             plot,
         )
     if fmt == "json":
-        print(json.dumps(history_json(result), indent=2))
+        data = history_json(result)
+        if by:
+            from bootscope.report.diff_out import diff_dict
+
+            data["explained_by"] = [{"after": step, **diff_dict(diff, 10)} for step, diff in explained]
+        print(json.dumps(data, indent=2))
         return
     console = output_console()
     table = Table(title=f"history: run {result.run}, {escape(metric)} (s)")
@@ -253,8 +272,26 @@ def history(
             f"change between {escape(before)} and {escape(after)}: {change.shift:+.3f} s "
             f"{_ci(change.shift_ci)}, p = {change.p_adjusted:.3g} (permutation, adjusted)"
         )
+    for _step, diff in explained:
+        from bootscope.report.diff_out import table as diff_table
+
+        console.print(diff_table(diff, 5))
     console.print(f"method: {escape(result.change_points.method)}")
     console.print(f"{escape(metric)}: {escape(_definition(metric))}")
+
+
+def _explain(
+    store: Store, result: HistoryResult, by: list[str], alpha: float
+) -> list[tuple[int, DiffResult]]:
+    """Return, per change point of ``result``, the diff of the positions around it (``--by`` kinds)."""
+    from bootscope.lab.diff import check_kinds, explain_steps
+
+    steps = [change.index for change in result.change_points.change_points]
+    if result.run is None or not steps:
+        return []
+    return explain_steps(
+        store, result.run, steps, metric=result.metric, kinds=check_kinds(by), alpha=alpha, fdr=alpha
+    )
 
 
 def bisect_run(

@@ -1,12 +1,11 @@
 """``git bisect run`` support: build, boot, and call the commit good, bad, or untestable.
 
-The decision asks two one-sided questions about the shift (candidate minus baseline) against the
-margin m = threshold x median(baseline), each with a Mann-Whitney test of (candidate - m) against the
-baseline (testing a shift against a fixed margin by moving one sample, Hollander, Wolfe & Chicco,
-Nonparametric Statistical Methods, 3rd ed., section 4.1):
+The decision (``bootscope.stats.decision.decide``, shared with ``check``) asks two one-sided
+questions about the shift (candidate minus baseline) against the margin m = threshold x
+median(baseline), each a Mann-Whitney test of (candidate - m) against the baseline:
 
-- bad: the candidate is slower than the baseline by more than m (alternative "greater");
-- good: the candidate is slower by less than m, or faster (alternative "less");
+- bad: the candidate is slower than the baseline by more than m;
+- good: the candidate is slower by less than m, or faster;
 - neither: boot more, up to ``max_n``.
 
 Every look at the data is one more chance of a false call, so alpha is split evenly over the looks
@@ -19,41 +18,20 @@ from __future__ import annotations
 import math
 import shlex
 import subprocess
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import numpy as np
-
 from bootscope import defaults
 from bootscope.amounts import parse_fraction
-from bootscope.errors import InputError, StatsError
+from bootscope.errors import InputError
 from bootscope.lab.execute import start_experiment
 from bootscope.lab.plan import Plan, VariantSpec, plan_from_dict, validate_plan
 from bootscope.lab.progress import Reporter
-from bootscope.stats.rank import hodges_lehmann, mann_whitney
+from bootscope.stats.decision import BAD, GOOD, UNKNOWN, BisectDecision, decide
 from bootscope.store import Store
 
-GOOD, BAD, UNKNOWN = "good", "bad", "unknown"
 # git bisect run: 0 good, 1..127 except 125 bad, 125 skip, anything else (>= 128) aborts the bisect.
 EXIT_GOOD, EXIT_BAD, EXIT_SKIP, EXIT_ABORT = 0, 1, 125, 128
-
-
-@dataclass(frozen=True, slots=True)
-class BisectDecision:
-    """One look at the samples. ``margin`` is in the metric's unit; ``shift`` is the Hodges-Lehmann
-    estimate of candidate minus baseline (same unit) with its interval; p-values are unadjusted and
-    ``alpha_look`` is what each must beat."""
-
-    verdict: str
-    n_baseline: int
-    n_candidate: int
-    margin: float
-    shift: float
-    shift_ci: tuple[float, float] | None
-    p_bad: float | None
-    p_good: float | None
-    alpha_look: float
 
 
 def parse_threshold(text: str) -> float:
@@ -74,46 +52,6 @@ def looks_allowed(n: int, max_n: int) -> int:
     if max_n < n:
         raise InputError(f"--max-n ({max_n}) must be at least -n ({n})")
     return 1 + math.ceil((max_n - n) / n)
-
-
-def decide(
-    baseline: Sequence[float],
-    candidate: Sequence[float],
-    threshold: float,
-    alpha: float,
-    looks: int = 1,
-) -> BisectDecision:
-    """Return the verdict (good, bad or unknown) for ``candidate`` against ``baseline`` (same unit).
-
-    ``threshold`` is a fraction of the baseline's median; ``alpha`` is split over ``looks``.
-    Raises StatsError for fewer than 2 samples a side or NaN.
-    """
-    if len(baseline) < 2 or len(candidate) < 2:
-        raise StatsError("a bisect decision needs at least 2 boots of the baseline and of the candidate")
-    base = np.asarray(baseline, dtype=np.float64)
-    cand = np.asarray(candidate, dtype=np.float64)
-    margin = threshold * abs(float(np.median(base)))
-    alpha_look = alpha / looks
-    moved = cand - margin
-    p_bad = mann_whitney(base, moved, "greater").p
-    p_good = mann_whitney(base, moved, "less").p
-    shift = hodges_lehmann(base, cand, alpha)
-    verdict = UNKNOWN
-    if p_bad is not None and p_bad < alpha_look:
-        verdict = BAD
-    elif p_good is not None and p_good < alpha_look:
-        verdict = GOOD
-    return BisectDecision(
-        verdict=verdict,
-        n_baseline=int(base.size),
-        n_candidate=int(cand.size),
-        margin=margin,
-        shift=shift.estimate,
-        shift_ci=shift.ci,
-        p_bad=p_bad,
-        p_good=p_good,
-        alpha_look=alpha_look,
-    )
 
 
 def exit_code(verdict: str) -> int:

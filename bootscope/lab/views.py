@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bootscope.analyze.breakdown import analyze_boot
+from bootscope.analyze.components import KINDS
 from bootscope.analyze.systemd import systemd_accounting
 from bootscope.errors import InputError, StatsError
 from bootscope.lab.stored import analyze_stored_boot
@@ -21,6 +22,7 @@ from bootscope.parse import parse_log
 from bootscope.report.html import FailedBoot, RunView
 from bootscope.report.views import BootView
 from bootscope.sources.files import read_text_lines
+from bootscope.stats.attribution import DiffResult
 from bootscope.stats.compare import Options, compare_many
 from bootscope.stats.summary import summarize
 from bootscope.store.db import Store
@@ -71,9 +73,12 @@ def _outcome(value: str) -> Outcome:
         return Outcome.QEMU_ERROR
 
 
-def run_view(store: Store, run: str, alpha: float, with_example: bool = True) -> RunView:
+def run_view(
+    store: Store, run: str, alpha: float, with_example: bool = True, with_diffs: bool = False
+) -> RunView:
     """Return a stored run as a RunView: samples, per-variant summaries, comparisons against the
-    first variant (Holm-adjusted), failed boots, environment and, optionally, its first OK boot.
+    first variant (Holm-adjusted), failed boots, environment, optionally its first OK boot and,
+    with ``with_diffs``, each other variant's diff against the first (``bootscope diff``).
 
     Raises StoreError for an unknown run; a metric that cannot be compared is left out of the table.
     """
@@ -121,6 +126,7 @@ def run_view(store: Store, run: str, alpha: float, with_example: bool = True) ->
     ok = [b for b in final if b.outcome == "ok" and not b.warmup]
     if with_example and ok:
         example = stored_boot(store, exp.id, ok[0].index, records)
+    diffs = _diffs(store, exp.id, variants, alpha) if with_diffs and len(variants) >= 2 else ()
     return RunView(
         title=f"bootscope run {exp.id}",
         variants=variants,
@@ -131,4 +137,31 @@ def run_view(store: Store, run: str, alpha: float, with_example: bool = True) ->
         failures=failures,
         environment=tuple(environment),
         example=example,
+        diffs=diffs,
     )
+
+
+def _diffs(store: Store, run: int, variants: Sequence[str], alpha: float) -> tuple[DiffResult, ...]:
+    """Return each variant's diff against the first over every component kind; a variant that
+    cannot be compared (fewer than 2 boots reached the metric) is left out."""
+    from bootscope.lab.diff import diff_parts, parts_from_run
+    from bootscope.metrics import DEFAULT_METRIC
+
+    _run_id, by_variant = parts_from_run(store, run, DEFAULT_METRIC)
+    found = []
+    base = variants[0]
+    for name in variants[1:]:
+        with contextlib.suppress(InputError, StatsError):
+            found.append(
+                diff_parts(
+                    by_variant.get(base, []),
+                    by_variant.get(name, []),
+                    metric=DEFAULT_METRIC,
+                    names=(base, name),
+                    kinds=KINDS,
+                    source=f"run {run}",
+                    alpha=alpha,
+                    fdr=alpha,
+                )
+            )
+    return tuple(found)

@@ -20,6 +20,7 @@ from typing import Any
 
 from bootscope.model import Comparison, Sample, SideSummary
 from bootscope.report import html_tables as tables
+from bootscope.report.diff_out import total_sentence, waterfall_svg
 from bootscope.report.views import (
     BootView,
     delta_rows,
@@ -29,6 +30,7 @@ from bootscope.report.views import (
     initcall_lane,
     line_gaps,
 )
+from bootscope.stats.attribution import DiffResult
 
 # Bars beyond this many in the gap chart are narrower than a pixel on any screen; the page stays fast.
 MAX_GAP_BARS = 2000
@@ -63,6 +65,7 @@ class RunView:
     failures: tuple[FailedBoot, ...] = ()
     environment: tuple[tuple[str, str], ...] = ()
     example: BootView | None = None
+    diffs: tuple[DiffResult, ...] = ()
 
 
 @lru_cache(maxsize=8)
@@ -281,6 +284,14 @@ def render_run_report(run: RunView, *, definitions: Mapping[str, str] | None = N
         'with its confidence interval. Right: the empirical CDF.</p><div id="dists"></div></section>'
     )
     body.append(tables.failures_table(run.failures))
+    for diff in run.diffs:
+        body.append(
+            f"<section><h2>What moved {escape(diff.metric)}: "
+            f"{escape(diff.variant)} vs {escape(diff.baseline)}</h2>"
+            f"<p>{escape(total_sentence(diff))}</p>{waterfall_svg(diff)}"
+            f'<p class="hint">{escape(diff.attribution.correction)}; each bar is one component\'s shift, '
+            "ranked by share of the total; the last grey bar is the total's shift.</p></section>"
+        )
     data: dict[str, Any] = {"kind": "run", "boot": None, "deltas": None, "run": run_data(run)}
     if run.example is not None:
         body.append(f'<h2 class="example">Example boot: {escape(run.example.label)}</h2>')

@@ -1,0 +1,53 @@
+"""diff's own logic over BootParts: which gap lines are compared, the phase-order note, the sides."""
+
+from __future__ import annotations
+
+import pytest
+
+from bootscope.errors import InputError
+from bootscope.lab.diff import BootParts, check_kinds, component_samples, diff_parts
+
+
+def _boot(total: float, phases: dict[str, float], gaps: dict[str, float], top: set[str]) -> BootParts:
+    parts = {("phase", k): v for k, v in phases.items()} | {("gap", k): v for k, v in gaps.items()}
+    return BootParts(total, parts, "6.12.117", "boot", frozenset(top))
+
+
+def test_only_gap_lines_among_some_boots_largest_are_compared() -> None:
+    a = [_boot(1.0, {}, {"x": 0.5, "tiny": 0.001}, {"x"})]
+    b = [_boot(1.1, {}, {"x": 0.6, "tiny": 0.001, "y": 0.2}, {"y"})]
+    names = [(item.kind, item.name) for item in component_samples(a, b)]
+    assert names == [("gap", "x"), ("gap", "y")]
+    (x, y) = component_samples(a, b)
+    assert (x.a, x.b, y.a, y.b, y.boots_a, y.boots_b) == ((0.5,), (0.6,), (), (0.2,), 1, 1)
+
+
+def test_a_negative_phase_is_noted_and_bad_sides_refused() -> None:
+    a = [_boot(1.5 + i / 100, {"setup": 0.3, "mm_init": 1.2}, {}, set()) for i in range(3)]
+    b = [_boot(2.3 + i / 100, {"setup": 2.4, "mm_init": -0.03}, {}, set()) for i in range(3)]
+    result = diff_parts(
+        a,
+        b,
+        metric="kernel_init_s",
+        names=("k61", "k612"),
+        kinds=("phase",),
+        source="test",
+        alpha=0.05,
+        fdr=0.05,
+    )
+    assert [note.split(":")[0] for note in result.notes] == ["k612"]
+    assert "mm_init is negative in 3 boot(s)" in result.notes[0]
+    with pytest.raises(InputError, match="at least 2"):
+        diff_parts(
+            a[:1],
+            b,
+            metric="kernel_init_s",
+            names=("a", "b"),
+            kinds=("phase",),
+            source="t",
+            alpha=0.05,
+            fdr=0.05,
+        )
+    assert check_kinds([]) == ("phase", "initcall", "cpu", "gap", "unit")
+    with pytest.raises(InputError):
+        check_kinds(["phases"])
