@@ -44,7 +44,7 @@ _DMESG = re.compile(DMESG_PREFIX)
 _ANYWHERE = re.compile(DMESG_ANYWHERE)
 # A stamp after other text on its line: console junk before a kernel line (see formats.parse_dmesg)
 # (the literal "[" first, so that the scan jumps from bracket to bracket)
-_EMBEDDED = re.compile(r"\[(?<!\n\[)[^\S\n]*\d{1,10}\.\d{6}\]")
+_EMBEDDED = re.compile(r"\[(?<!\n\[)(?:[^\S\n]+|(?=\d{5}))\d{1,10}\.\d{6}\]")
 _BANNER = re.compile(re.escape(BANNER))
 
 IntArray = npt.NDArray[np.int64]
