@@ -3,7 +3,7 @@
 Run: .venv/bin/python -m bench.analyze_bench [--mb 200] [--runs 3] [--peer-runs 9] [--baseline DIR]
 [--corpus qemu|hw|both] [--write-results]
 The QEMU corpus is the console logs of tests/data; the real-hardware one the console and dmesg
-logs of tests/data/hw (arm32, arm64, x86; serial captures with boot-loader lines), both repeated
+logs of tests/data/hw (arm32, arm64, riscv64, x86; serial captures with boot-loader lines), both repeated
 to ``--mb``; with ``both`` their runs alternate so that both see the same load.
 Prints throughput (MB/s of input, wall and CPU) and peak RSS of the child process (median of runs),
 and with ``--baseline DIR`` the same for the ``bootscope`` package in DIR (for example an export of
@@ -38,8 +38,13 @@ LOGS = (
 )
 
 
-# journalctl/syslog excerpts are left out: a log is one format, and this corpus is console/dmesg
-HW_LOGS = tuple(sorted(p.name for p in (DATA / "hw").glob("*.log") if "journalctl" not in p.name))
+# journalctl/syslog excerpts and dmesg -T logs are left out: a log is one format, and this corpus is
+# console/dmesg
+HW_LOGS = tuple(
+    sorted(
+        p.name for p in (DATA / "hw").glob("*.log") if "journalctl" not in p.name and "dmesg-T" not in p.name
+    )
+)
 CORPORA = {"qemu": [DATA / name for name in LOGS], "hw": [DATA / "hw" / name for name in HW_LOGS]}
 
 

@@ -26,7 +26,7 @@ from bootscope.parse.columns import INITCALL_PATTERNS, BootColumns, InitcallColu
 from bootscope.parse.formats import DMESG_ANYWHERE, DMESG_PREFIX, parse_dmesg, stamp_s
 from bootscope.parse.initcall_rows import PAD_CHARS, read_initcalls
 from bootscope.parse.patterns import INITCALL_LITERALS, table_scan
-from bootscope.parse.stream import BANNER, CLOCK_ZERO_S, RESET_AFTER_S
+from bootscope.parse.stream import BANNER, CLOCK_ZERO_S, CPU_LINE, RESET_AFTER_S
 
 # printk's own stamp, "[%5lu.%06lu]" (kernel/printk/printk.c print_time()), without a caller id
 # after it: the form that numpy reads from fixed positions (see _fixed_stamps). Any other form that
@@ -44,7 +44,7 @@ _DMESG = re.compile(DMESG_PREFIX)
 _ANYWHERE = re.compile(DMESG_ANYWHERE)
 # A stamp after other text on its line: console junk before a kernel line (see formats.parse_dmesg)
 # (the literal "[" first, so that the scan jumps from bracket to bracket)
-_EMBEDDED = re.compile(r"\[(?<!\n\[)[^\S\n]*\d{1,10}\.\d{6}\]")
+_EMBEDDED = re.compile(r"\[(?<!\n\[)(?:[^\S\n]+|(?=\d{5}))\d{1,10}\.\d{6}\]")
 _BANNER = re.compile(re.escape(BANNER))
 
 IntArray = npt.NDArray[np.int64]
@@ -236,7 +236,11 @@ class _Block:
         found: list[int] = []
         for k in sorted(banner_set | set(zeros[keep].tolist())):
             if k > start and (k in banner_set or last_big[k] >= start):
-                if k in banner_set and last_big[k] < start:
+                if k in banner_set and times[k - 1] > CLOCK_ZERO_S and self._cpu_line_before(k):
+                    if k - 1 == start:
+                        continue  # the boot began at arm's CPU line, stamped after zero (stream.py)
+                    k -= 1
+                elif k in banner_set and last_big[k] < start:
                     if times[k] <= CLOCK_ZERO_S and times[start:k].max() <= CLOCK_ZERO_S:
                         continue  # arm's "Booting Linux on physical CPU" before its banner (stream.py)
                     while k - 1 > start and times[k - 1] <= CLOCK_ZERO_S:
@@ -244,6 +248,13 @@ class _Block:
                 found.append(int(self.timed_lines[k]))
                 start = k
         return found
+
+    def _cpu_line_before(self, k: int) -> bool:
+        """Whether timed line ``k - 1`` is arm's CPU line and the line right before banner line ``k``."""
+        index = int(self.timed_lines[k - 1])
+        if index + 1 != int(self.timed_lines[k]):
+            return False
+        return self.text.startswith(CPU_LINE, int(self.text_at[index]), int(self.ends[index]))
 
     def columns(self, first_line: int, end_line: int, k0: int, k1: int) -> BootColumns:
         """Return the columns of lines ``first_line``..``end_line`` (timed lines ``k0``..``k1``)."""

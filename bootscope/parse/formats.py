@@ -25,10 +25,13 @@ Warn = Callable[[str], None]
 # dmesg and console captures: optional "<level>" (dmesg -r), "[    1.234567]", optional caller
 # "[    T1]" (CONFIG_PRINTK_CALLER, kernel/printk/printk.c info_print_prefix())
 # ([^\S\n] is \s that never crosses a line end, so that bootscope.parse.chunked can scan whole blocks)
-DMESG_PREFIX = r"(?:<(\d{1,3})>)?\[[^\S\n]*(\d{1,10}\.\d{1,9})\](?:\[[^\S\n]*([TC]\d+)\])? ?"
+# printk pads the seconds to five columns ("%5lu"), so below 10000 s a space always follows "[":
+# "[2.873679]" is a boot loader imitating the form (PolarFire's Hart Software Services), not printk
+STAMP_OPEN = r"\[(?:[^\S\n]+|(?=\d{5}))"
+DMESG_PREFIX = r"(?:<(\d{1,3})>)?" + STAMP_OPEN + r"(\d{1,10}\.\d{1,9})\](?:\[[^\S\n]*([TC]\d+)\])? ?"
 _DMESG = re.compile(DMESG_PREFIX)
 # A kernel stamp that follows console junk on the same line (firmware escapes, a boot loader's dots)
-DMESG_ANYWHERE = r"(?:<\d{1,3}>)?\[[^\S\n]*\d{1,10}\.\d{6}\](?:\[[^\S\n]*[TC]\d+\])? ?"
+DMESG_ANYWHERE = r"(?:<\d{1,3}>)?" + STAMP_OPEN + r"\d{1,10}\.\d{6}\](?:\[[^\S\n]*[TC]\d+\])? ?"
 _DMESG_ANYWHERE = re.compile(DMESG_ANYWHERE)
 # /dev/kmsg records, Documentation/ABI/testing/dev-kmsg: "prefix,seq,usec,flags[,caller=T1];text"
 _KMSG = re.compile(r"(\d{1,4}),(\d+),(\d+),[^;,]*(?:,caller=([TC]\d+))?[^;]*;")

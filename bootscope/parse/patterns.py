@@ -64,10 +64,23 @@ PATTERNS: tuple[Pattern, ...] = (
     # arch/x86/kernel/smpboot.c prefill_possible_map()
     _p("cpus_allowed", r"smpboot: Allowing (\d+) CPUs", "arch/x86/kernel/smpboot.c", "s"),
     # mm/page_alloc.c mem_init_print_info() (mm/mm_init.c since 6.5)
-    _p("memory", r"Memory: (\d+)K/(\d+)K available", "mm/page_alloc.c", "M"),
-    # kernel/smp.c smp_init()
-    _p("smp_start", r"smp: Bringing up secondary CPUs", "kernel/smp.c", "s"),
-    _p("smp_done", r"smp: Brought up (\d+) nodes?, (\d+) CPUs?", "kernel/smp.c", "s"),
+    # (a lowercase "k" before 3.11, as in "Memory: 760944k/760944k available")
+    _p("memory", r"Memory: (\d+)[Kk]/(\d+)[Kk] available", "mm/page_alloc.c", "M"),
+    # kernel/smp.c smp_init() since 4.11. Before it, x86 printed "x86: Booting SMP configuration:" and
+    # "x86: Booted up N node(s), M CPUs" (arch/x86/kernel/smpboot.c native_cpu_up(), smp_announce())
+    # and other arches "Brought up M CPUs" (kernel/smp.c smp_init()); group 1 (nodes) is then empty
+    _p(
+        "smp_start",
+        r"(?:smp: Bringing up secondary CPUs|x86: Booting SMP configuration:)",
+        "kernel/smp.c, arch/x86/kernel/smpboot.c (before 4.11)",
+        "sx",
+    ),
+    _p(
+        "smp_done",
+        r"(?:(?:smp: Brought|x86: Booted) up (\d+) nodes?, |Brought up )(\d+) CPUs?",
+        "kernel/smp.c, arch/x86/kernel/smpboot.c (before 4.11)",
+        "sxB",
+    ),
     # arch/x86/kernel/smpboot.c announce_cpu(): ".... node  #N, CPUs:  " then pr_cont("#N") per CPU;
     # a continuation shows up as its own line (" #2") when another message interrupts it
     _p(

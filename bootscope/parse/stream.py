@@ -4,7 +4,9 @@ A new boot begins where the format says so (a journal ``-- Boot`` line, a new ``
 sequence number that restarts), at a ``Linux version`` banner once the current boot has timed lines,
 or where the time falls back to zero. A banner at clock zero after lines that are all at clock zero
 starts no boot: arm and arm64 print ``Booting Linux on physical CPU 0x0`` (arch/arm/kernel/setup.c,
-arch/arm64/kernel/setup.c smp_setup_processor_id()) at 0.000000 just before the banner.
+arch/arm64/kernel/setup.c smp_setup_processor_id()) at 0.000000 just before the banner. That line
+belongs to its banner's boot whatever its stamp: some arm64 kernels (Rockchip's 5.10) start the
+clock where the boot loader left it, at 1.7 s.
 Any other backward step is flagged, never split on: under TCG a
 secondary CPU prints with its own, not yet synchronised clock (tests/data shows 0.046 s after 0.94 s).
 """
@@ -20,6 +22,8 @@ from bootscope.parse.formats import PARSERS, check_format, detect_format
 
 DETECT_SAMPLE_LINES = 2000
 BANNER = "Linux version "
+# arm/arm64 smp_setup_processor_id(): printed just before the banner, so part of the banner's boot
+CPU_LINE = "Booting Linux on physical CPU "
 # A drop to (nearly) zero after this much boot time is a new boot even without a banner.
 RESET_AFTER_S = 1.0
 # A stamp at or below this is "clock zero": printk's clock has not started to count yet.
@@ -100,8 +104,12 @@ class BootStream:
                     yield self._finish(current, timed, backwards, first_back)
                     current.clear()
                     high_s, timed, backwards, zero_run_at = -1.0, 0, 0, -1
-                elif timed and line.text.startswith(BANNER) and not (high_s <= CLOCK_ZERO_S >= t):
-                    cut = zero_run_at if zero_run_at > 0 else len(current)
+                elif (
+                    timed
+                    and line.text.startswith(BANNER)
+                    and not (high_s <= CLOCK_ZERO_S >= t)
+                    and timed > _timed_count(current[(cut := _banner_cut(current, zero_run_at)) :])
+                ):
                     carried = current[cut:]
                     if cut < len(current):
                         backwards = zero_run_backwards
@@ -135,6 +143,17 @@ class BootStream:
             if not self._first_backward:
                 self._first_backward = f"boot {self.boot_count}: {backwards} time(s), first {first_back}"
         return boot
+
+
+def _banner_cut(current: list[LogLine], zero_run_at: int) -> int:
+    """Return where the boot that a banner starts begins in ``current``: the trailing clock-zero run
+    (arm's CPU line at 0.000000 and what came with it), else a timed arm CPU line just before it."""
+    if zero_run_at > 0:
+        return zero_run_at
+    last = current[-1] if current else None
+    if last is not None and last.guest_s is not None and last.text.startswith(CPU_LINE):
+        return len(current) - 1
+    return len(current)
 
 
 def _timed_count(lines: list[LogLine]) -> int:

@@ -1,0 +1,159 @@
+"""One test per architecture family on the whole real-hardware logs of tests/data/hw.
+
+Every expected value was read off the log text by hand (the line is quoted beside it), not copied
+from bootscope's output. Each log goes through both readers: the per-line parser (``parse_log``,
+``analyze_boot``) and the block scan that ``bootscope analyze`` uses (``scan_boots``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bootscope.analyze.breakdown import analyze_boot, analyze_columns
+from bootscope.model import Breakdown
+from bootscope.parse import parse_log, scan_boots
+from bootscope.parse.chunked import BLOCK_BYTES
+from bootscope.sources.files import read_text_lines
+
+HW = Path(__file__).resolve().parents[1] / "data" / "hw"
+
+
+def _boots(name: str) -> list[Breakdown]:
+    """The boots of one log by the block scan, after checking that the per-line path agrees."""
+    path = str(HW / name)
+    found = [analyze_columns(columns) for columns in scan_boots(read_text_lines(path).blocks(BLOCK_BYTES))]
+    slow = [analyze_boot(boot) for boot in parse_log(read_text_lines(path)).boots]
+    assert [b.identity for b in slow] == [b.identity for b in found]
+    assert [b.milestones for b in slow] == [b.milestones for b in found]
+    return found
+
+
+def _one(name: str) -> Breakdown:
+    boots = _boots(name)
+    assert len(boots) == 1
+    return boots[0]
+
+
+def test_x86_server_384_cpus_crlf_whole_log() -> None:
+    found = _one("x86-supermicro-384cpu-5.14-el9-dmesg.log")
+    assert found.identity.release == "5.14.0-570.23.1.el9_6.x86_64"
+    assert found.identity.arch == "x86_64"
+    cmdline = found.identity.cmdline or ""
+    # "Command line: BOOT_IMAGE=(hd2,gpt2)/vmlinuz-5.14.0-570.23.1.el9_6.x86_64 root=/dev/mapper/rl-root ro
+    # crashkernel=... rhgb quiet\r": the CR of the CRLF line end is not part of it
+    assert cmdline.startswith(
+        "BOOT_IMAGE=(hd2,gpt2)/vmlinuz-5.14.0-570.23.1.el9_6.x86_64 root=/dev/mapper/rl-root"
+    )
+    assert cmdline.endswith("rhgb quiet")
+    assert found.identity.cpus == 384  # "smp: Brought up 2 nodes, 384 CPUs"
+    assert found.milestones["smp_start"] == pytest.approx(0.325707)  # "smp: Bringing up secondary CPUs ..."
+    assert found.milestones["smp_done"] == pytest.approx(0.882097)
+    assert found.milestones["devtmpfs"] == pytest.approx(1.114020)
+    assert found.metrics.kernel_init_s == pytest.approx(4.122063)  # "Run /init as init process"
+    assert found.last_s == pytest.approx(24.691019)  # the last line of the file
+
+
+@pytest.mark.parametrize(
+    ("name", "release", "cpus", "smp_start", "smp_done"),
+    [
+        # "x86: Booting SMP configuration:" / "x86: Booted up 1 node, 2 CPUs" (before 4.11 kernels)
+        ("x86-alienware-m11x-3.16-dmesg.log", "3.16.0-4-amd64", 2, 0.084000, 0.096048),
+        # "smpboot: Allowing 4 CPUs, 2 hotplug CPUs", but "x86: Booted up 1 node, 2 CPUs"
+        ("x86-thinkpad-t400-3.13-dmesg.log", "3.13.0-39-lowlatency", 2, 0.045070, 0.057282),
+        # "smpboot: Allowing 8 CPUs, 4 hotplug CPUs", but "x86: Booted up 1 node, 4 CPUs"
+        ("x86-surface-book-4.4-dmesg.log", "4.4.0-21-generic", 4, 0.053185, 0.066342),
+        ("x86-msi-ms7721-4.4-dmesg.log", "4.4.5-1-ARCH", 4, 0.280030, 0.302211),
+    ],
+)
+def test_x86_laptops_and_desktop_before_4_11(
+    name: str, release: str, cpus: int, smp_start: float, smp_done: float
+) -> None:
+    # 3.x/4.x print "Initializing cgroup subsys cpuset" at 0.000000 before the banner: still one boot
+    found = _one(name)
+    assert found.identity.release == release
+    assert found.identity.cpus == cpus
+    assert found.milestones["smp_start"] == pytest.approx(smp_start)
+    assert found.milestones["smp_done"] == pytest.approx(smp_done)
+    # these kernels print no "Run /init as init process" line
+    assert found.metrics.kernel_init_s is None
+    assert (found.identity.cmdline or "").startswith("BOOT_IMAGE=")
+
+
+def test_arm32_board_3_10() -> None:
+    # "Booting Linux on physical CPU 0x200" and "Initializing cgroup subsys ..." precede the banner
+    found = _one("arm32-odroid-c1plus-3.10-dmesg.log")
+    assert found.identity.release == "3.10.107"
+    cmdline = found.identity.cmdline or ""
+    assert cmdline.startswith("root=UUID=e139ce78-9841-40fe-8823-96a304a09859 rootwait ro")
+    assert found.identity.cpus == 4  # "Brought up 4 CPUs" (kernel/smp.c before 4.11)
+    assert found.milestones["smp_done"] == pytest.approx(0.590430)
+    assert found.identity.memory_kb == 760944  # "Memory: 760944k/760944k available, ..."
+    assert found.milestones["free_init"] == pytest.approx(4.124552)
+
+
+def test_arm64_board_whose_clock_starts_at_1_7_s() -> None:
+    # "[    1.702674] Booting Linux on physical CPU 0x0000000000 [0x412fd050]" then the banner at
+    # 1.702697: the CPU line opens the boot, it is not a boot of its own
+    name = "arm64-orangepi5-rk3588-5.10-dmesg.log"
+    found = _one(name)
+    assert found.first_s == pytest.approx(1.702674)
+    assert found.identity.release == "5.10.110+"
+    assert found.identity.cpus == 8  # "smp: Brought up 1 node, 8 CPUs"
+    assert found.milestones["smp_done"] == pytest.approx(2.209496)
+    assert found.metrics.kernel_init_s == pytest.approx(5.246573)  # "Run /init as init process"
+    # twice in a row: two boots, the second one starting at its CPU line, by both readers
+    lines = (HW / name).read_text().splitlines()
+    doubled = parse_log(lines + lines)
+    assert len(doubled.boots) == 2
+    assert doubled.boots[1][0].text.startswith("Booting Linux on physical CPU")
+    stream = scan_boots(["\n".join(lines + lines) + "\n"])
+    assert [b.first_s for b in map(analyze_columns, stream)] == [pytest.approx(1.702674)] * 2
+
+
+def test_riscv64_serial_capture_single_hart_with_proc_version_after_login() -> None:
+    # Milk-V Duo: a UP kernel (no smp: lines); after login "cat /proc/version" prints an untimed
+    # "Linux version ..." line, which is shell output, not a boot
+    found = _one("riscv64-milkv-duo-5.10-serial.log")
+    assert found.identity.release == "5.10.4-yocto-standard-milkv-duo"
+    cmdline = "root=/dev/mmcblk0p2 console=ttyS0,115200 earlycon=sbi loglevel=9 rootwait rw"
+    assert found.identity.cmdline == cmdline
+    assert found.identity.cpus is None
+    assert found.metrics.kernel_init_s == pytest.approx(1.222782)  # "Run /sbin/init as init process"
+
+
+def test_riscv64_board_behind_uboot_and_opensbi_that_panics() -> None:
+    found = _one("riscv64-milkv-meles-th1520-5.10-uboot-opensbi-panic.log")
+    assert found.identity.release == "5.10.113-7.oe2403.riscv64"
+    assert found.identity.arch == "riscv64"
+    assert found.identity.cpus == 4  # "smp: Brought up 1 node, 4 CPUs"
+    assert found.milestones["smp_done"] - found.milestones["smp_start"] == pytest.approx(0.111519 - 0.069040)
+    # "Kernel panic - not syncing: VFS: Unable to mount root fs" at 3.516603: never reached /init
+    assert found.metrics.kernel_init_s is None
+    assert found.last_s == pytest.approx(3.539603)
+
+
+def test_riscv64_16_cpus_dmesg_t_wall_clock() -> None:
+    # dmesg -T: "[Tue Jan 20 10:17:44 2026] Linux version 6.12.16-generic" ...
+    # "[Tue Jan 20 10:17:51 2026] Run /init as init process": 7 s, to the second
+    found = _one("riscv64-spacemit-k3-6.12-dmesg-T.log")
+    assert found.identity.release == "6.12.16-generic"
+    assert found.identity.cpus == 16
+    assert found.metrics.kernel_init_s == pytest.approx(7.0)
+    stream = scan_boots(read_text_lines(str(HW / "riscv64-spacemit-k3-6.12-dmesg-T.log")).blocks(BLOCK_BYTES))
+    list(stream)
+    assert any("to about 1 s" in warning for warning in stream.warnings)
+
+
+def test_riscv64_icicle_kernel_boot_behind_hss_opensbi_uboot() -> None:
+    # Hart Software Services prints "[2.873679] DDR-Lo size is   32 MiB" before OpenSBI: not printk's
+    # padded stamp, so boot-loader text (untimed) of the one boot, not a boot of its own
+    found = _one("riscv64-icicle-polarfire-6.1-hss-opensbi-uboot.log")
+    assert found.identity.release == "6.1.74-linux4microchip+fpga-2024.02"
+    cmdline = "earlycon=sbi root=/dev/mmcblk0p3 rootwait uio_pdrv_genirq.of_id=generic-uio"
+    assert found.identity.cmdline == cmdline
+    assert found.identity.cpus == 4  # "smp: Brought up 1 node, 4 CPUs"
+    assert found.metrics.kernel_init_s == pytest.approx(3.113390)  # "Run /sbin/init as init process"
+    assert found.first_s == 0.0
+    assert found.last_s == pytest.approx(14.936786)
