@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 # Schema 2 added the owner process of an experiment (so that a SIGKILLed run does not stay "running").
 # A schema 1 database is upgraded in place when opened: the new columns are nullable, old rows keep
 # no owner. Each step takes the database from the version in its key to the next.
@@ -18,6 +18,8 @@ MIGRATIONS: dict[str, tuple[str, ...]] = {
         "ALTER TABLE experiments ADD COLUMN owner_host VARCHAR(255)",
         "ALTER TABLE experiments ADD COLUMN owner_started VARCHAR(64)",
     ),
+    # Schema 3 added where each boot was measured (host, CPU model, cores, load; the Dask worker).
+    "2": ("ALTER TABLE boots ADD COLUMN placement JSON",),
 }
 
 metadata = sa.MetaData()
@@ -75,6 +77,7 @@ boots = sa.Table(
     sa.Column("other_cpu_s", sa.Float),
     sa.Column("steal_s", sa.Float),
     sa.Column("started_at", sa.String(40)),
+    sa.Column("placement", sa.JSON),
     sa.UniqueConstraint("experiment", "index", "attempt"),
 )
 
