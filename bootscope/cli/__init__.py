@@ -66,6 +66,10 @@ def _register() -> None:
     app.command("trace")(report_cmd.trace)
     app.command("plot")(report_cmd.plot)
 
+    from bootscope.cli import worker_cmd
+
+    app.command("worker")(worker_cmd.worker)
+
 
 def main() -> None:
     """Run the CLI; exits with the code of the error that stopped it (0 on success)."""

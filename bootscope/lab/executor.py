@@ -9,11 +9,13 @@ loop, which stores them here.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from queue import Queue
 from typing import TYPE_CHECKING, Any, Protocol
 
+from bootscope.errors import InputError
 from bootscope.lab.schedule import Slot
 from bootscope.lab.target import Target
 from bootscope.lab.workload import Workload
@@ -114,3 +116,28 @@ def _run_threads(
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown(wait=True)
+
+
+LOCAL = "local"
+
+
+@contextlib.contextmanager
+def open_executor(spec: str | None, jobs: int | None = None) -> Iterator[Executor | None]:
+    """Yield the executor ``--executor`` names: None (this host's threads, the runner's default) for
+    no value or ``local``, a connected Dask executor for ``dask://HOST:PORT`` (closed when the block
+    ends). Raises InputError for another value or ``-j`` above 1 with Dask (a worker's slots are its
+    ``bootscope worker --slots``), BootError when the scheduler or its workers cannot be reached."""
+    if spec is None or spec.strip() == LOCAL:
+        yield None
+        return
+    if not spec.strip().startswith("dask://"):
+        raise InputError(f"--executor {spec}: give {LOCAL} or dask://HOST:PORT")
+    if jobs is not None and jobs > 1:
+        raise InputError(
+            "-j applies to local runs; with Dask each worker's --slots says how many boots it runs"
+        )
+    # Imported here: distributed is a heavy import that local runs never need.
+    from bootscope.lab.dask_run import dask_executor
+
+    with dask_executor(spec) as executor:
+        yield executor
