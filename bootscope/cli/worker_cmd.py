@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
+import sys
 from typing import Annotated
 
 import typer
 
-from bootscope.cli.console import error_console
 from bootscope.errors import InputError
 
 
@@ -50,7 +50,11 @@ def worker(
     address = scheduler_address(scheduler)
     chosen = _cores(cores)
     usable = len(chosen or os.sched_getaffinity(0))
-    err = error_console()
     if slots > usable:
-        err.print(f"bootscope: note: {slots} slots on {usable} cores: guests will share cores")
-    serve(address, slots, chosen, name, lambda line: err.print(f"bootscope worker: {line}"))
+        _say(f"note: {slots} slots on {usable} cores: guests will share cores")
+    serve(address, slots, chosen, name, _say)
+
+
+def _say(line: str) -> None:
+    # Plain and flushed: a worker's stderr is often a log file that someone tails.
+    print(f"bootscope worker: {line}", file=sys.stderr, flush=True)

@@ -1,8 +1,9 @@
 """The Dask executor: every slot of a run is one Dask task on a worker with a free ``boot`` slot.
 
-The runner keeps everything else on the client: the seeded schedule (tasks are submitted in its
-order, and Dask starts them in submission order), warm-ups, the stopping rule (batches of rounds),
-and the store, which only the client writes. A worker's result is stored the moment it arrives.
+The runner keeps everything else on the client: the seeded schedule (a slot is submitted when a
+boot slot is free, in the schedule's order, so slots start in that order), warm-ups, the stopping
+rule (batches of rounds), and the store, which only the client writes. A worker's result is stored
+the moment it arrives.
 
 Failures: a worker that dies mid-boot loses its task, and the scheduler runs it again on another
 worker (up to Dask's ``distributed.scheduler.allowed-failures`` deaths per task, then the run stops
@@ -15,9 +16,9 @@ workers then finish there and are dropped.
 from __future__ import annotations
 
 import contextlib
-import logging
 import time
 import uuid
+from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from queue import Empty, Queue
@@ -34,6 +35,7 @@ from bootscope.lab.dask_worker import (
     TargetFactory,
     choose_accel_task,
     prepare_task,
+    quiet_dask_logs,
     slot_task,
 )
 from bootscope.lab.remote import MeasuredSlot
@@ -47,7 +49,7 @@ if TYPE_CHECKING:
 
 SCHEME = "dask://"
 DEFAULT_PORT = 8786  # Dask's own default scheduler port
-CONNECT_TIMEOUT_S = 10.0
+CONNECT_TIMEOUT_S = 5.0
 WORKER_WAIT_S = 60.0  # how long a run waits for at least one worker with a boot slot
 POLL_S = 0.5  # how often the client looks at Ctrl-C, the scheduler and the workers while it waits
 
@@ -121,41 +123,44 @@ class DaskExecutor:
         next_attempt: dict[int, int],
         cores: Sequence[tuple[int, ...] | None],
     ) -> None:
-        """Submit every slot (in schedule order) and store each result as it arrives; raises BootError
-        when the scheduler goes away or a slot's workers keep dying, a worker's BootscopeError as it is,
-        KeyboardInterrupt on Ctrl-C, all after cancelling the tasks not finished."""
+        """Run ``slots`` in schedule order, as many at once as the workers have boot slots (so each
+        starts in its turn, and a slot waits on the client, not in some worker's queue), storing each
+        result as it arrives. Raises BootError when the scheduler goes away or a slot's workers keep
+        dying, a worker's BootscopeError as it is, KeyboardInterrupt on Ctrl-C, all after cancelling
+        the tasks not finished."""
         document = loop.workload.document()
         arrived: Queue[Future[MeasuredSlot]] = Queue()
-        submitted: dict[Any, Slot] = {}
-        futures: list[Future[MeasuredSlot]] = []
-        try:
-            for slot in slots:
-                job = SlotJob(
-                    document,
-                    loop.experiment.accel,
-                    slot,
-                    next_attempt.get(slot.index, 0),
-                    self.target_factory,
-                )
+        to_submit = deque(slots)
+        running: dict[Any, tuple[Slot, Future[MeasuredSlot]]] = {}
+
+        def fill() -> None:
+            at_once = self.slots_at_once(1)
+            while to_submit and len(running) < at_once:
+                slot = to_submit.popleft()
+                attempt = next_attempt.get(slot.index, 0)
+                job = SlotJob(document, loop.experiment.accel, slot, attempt, self.target_factory)
                 key = f"bootscope-{loop.experiment.id}-slot-{slot.index}-{uuid.uuid4().hex[:8]}"
                 future = self.client.submit(slot_task, job, key=key, resources={RESOURCE: 1}, pure=False)
+                running[future.key] = (slot, future)
                 future.add_done_callback(arrived.put)
-                submitted[future.key] = slot
-                futures.append(future)
                 loop.reporter.boot_started(slot)
-            waiting = set(submitted)
-            while waiting:
+
+        try:
+            fill()
+            while running:
                 loop.stop_if_cancelled()
                 try:
                     future = arrived.get(timeout=POLL_S)
                 except Empty:
                     self._check_cluster(loop)
+                    fill()  # a worker may have joined
                     continue
-                waiting.discard(future.key)
-                self._store(loop, submitted[future.key], future)
+                slot, _ = running.pop(future.key)
+                self._store(loop, slot, future)
+                fill()
         except BaseException:
             with contextlib.suppress(Exception):
-                self.client.cancel([f for f in futures if not f.done()])
+                self.client.cancel([future for _, future in running.values()])
             raise
 
     def _store(self, loop: SlotLoop, slot: Slot, future: Future[MeasuredSlot]) -> None:
@@ -223,11 +228,11 @@ def dask_executor(
     when the block ends. Raises InputError for a bad address, BootError when the scheduler cannot be
     reached or no worker with a boot slot comes."""
     address = scheduler_address(spec)
-    quiet = _QuietDask()
+    restore_logs = quiet_dask_logs()
     try:
         client = Client(address, timeout=CONNECT_TIMEOUT_S, set_as_default=False)
     except Exception as error:  # OSError, TimeoutError: Dask words it
-        quiet.restore()
+        restore_logs()
         raise BootError(f"cannot reach the Dask scheduler at {address}: {error}") from None
     try:
         client.register_plugin(SlotPlugin(), name=PLUGIN_NAME)
@@ -243,17 +248,4 @@ def dask_executor(
     finally:
         with contextlib.suppress(Exception):
             client.close(timeout=CONNECT_TIMEOUT_S)
-        quiet.restore()
-
-
-class _QuietDask:
-    """Keeps Dask's own log lines (lost connections, retries) off the terminal while a run uses it:
-    the CLI reports what matters in one line. ``restore`` puts the previous level back."""
-
-    def __init__(self) -> None:
-        self._logger = logging.getLogger("distributed")
-        self._level = self._logger.level
-        self._logger.setLevel(logging.CRITICAL)
-
-    def restore(self) -> None:
-        self._logger.setLevel(self._level)
+        restore_logs()

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
-import sys
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -142,6 +142,25 @@ def slot_task(job: SlotJob) -> MeasuredSlot:
         raise _here(error) from None
 
 
+def quiet_dask_logs() -> Callable[[], None]:
+    """Keep Dask's own log lines (connections, lost schedulers, retries, with tracebacks) off the
+    terminal, unless BOOTSCOPE_DEBUG is set: bootscope says what matters in one line. Returns the
+    function that puts the previous levels back."""
+    if os.environ.get("BOOTSCOPE_DEBUG"):
+        return lambda: None
+    # Dask's configuration gives some of its loggers levels of their own: set every one of them.
+    names = ["distributed", *(n for n in logging.root.manager.loggerDict if n.startswith("distributed."))]
+    previous = {name: logging.getLogger(name).level for name in names}
+    for name in names:
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+
+    def restore() -> None:
+        for name, level in previous.items():
+            logging.getLogger(name).setLevel(level)
+
+    return restore
+
+
 def serve(
     scheduler: str, slots: int, cores: tuple[int, ...] | None, name: str | None, say: Callable[[str], None]
 ) -> None:
@@ -156,6 +175,8 @@ def serve(
             os.sched_setaffinity(0, cores)
         except (OSError, ValueError) as error:
             raise InputError(f"--cores {','.join(map(str, cores))}: {error}") from None
+    # Dask logs every connection and, when the scheduler goes, a traceback; ``say`` tells the user.
+    quiet_dask_logs()
     asyncio.run(_serve(scheduler, slots, name, say))
 
 
@@ -171,7 +192,6 @@ async def _serve(scheduler: str, slots: int, name: str | None, say: Callable[[st
             dashboard=False,
         ) as worker:
             say(f"worker {worker.address}: {slots} boot slot(s) on cores {cores}, scheduler {scheduler}")
-            sys.stdout.flush()
             await worker.finished()
         say(f"lost the scheduler {scheduler}; joining it again when it is back")
         await asyncio.sleep(RECONNECT_S)
