@@ -26,6 +26,7 @@ import time
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from bench.results import write_section
 from bootscope.lab.dask_run import dask_executor
@@ -80,7 +81,7 @@ def _plan(kernel: str, n: int) -> Plan:
     )
 
 
-def measure(kernel: str, n: int, workers: int) -> dict[str, float]:
+def measure(kernel: str, n: int, workers: int) -> dict[str, Any]:
     """Return boots per minute over the whole run and in the steady state, with ``workers`` workers."""
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -101,6 +102,7 @@ def measure(kernel: str, n: int, workers: int) -> dict[str, float]:
         "per_min": len(boots) * 60 / wall_s,
         "steady_per_min": (len(boots) - workers) * 60 / steady_s if steady_s > 0 else float("nan"),
         "ok": sum(b.outcome == "ok" for b in boots),
+        "failed": "; ".join(f"{b.index} {b.outcome}: {b.reason[:80]}" for b in boots if b.outcome != "ok"),
     }
 
 

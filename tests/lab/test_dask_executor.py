@@ -157,7 +157,8 @@ def test_a_scheduler_that_goes_away_interrupts_the_run_and_resume_continues(tmp_
             kept = {b.index: b.id for b in _final(store, 1)}
             assert 3 <= len(kept) < 12
             cluster.start_scheduler()  # same port: the worker joins it again by itself
-            with dask_executor(address, target_factory=slow_fake) as executor:
+            # The worker rejoins by itself; give it as long as a loaded host needs to reconnect.
+            with dask_executor(address, target_factory=slow_fake, worker_wait_s=180) as executor:
                 result = resume_experiment(1, store, executor=executor)
             boots = _final(store, 1)
         assert result.status == "complete" and result.boots_run == 12 - len(kept)
