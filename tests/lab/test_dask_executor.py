@@ -20,13 +20,15 @@ from distributed import LocalCluster
 from bootscope.errors import BootError, InputError
 from bootscope.lab.boot import BootWorkload
 from bootscope.lab.dask_run import dask_executor, scheduler_address
-from bootscope.lab.execute import resume_experiment, start_experiment
+from bootscope.lab.execute import resume_experiment, start_experiment, start_kexec
 from bootscope.lab.fake import FakeTarget
+from bootscope.lab.kexec_plan import KexecPlan, KexecVariant
 from bootscope.lab.plan import Plan, VariantSpec
 from bootscope.lab.progress import SilentReporter
 from bootscope.lab.remote import measure_slot
 from bootscope.lab.runner import SlotLoop
 from bootscope.lab.schedule import Slot, build_schedule
+from bootscope.metrics import KEXEC_DOWNTIME_S
 from bootscope.store import BootRecord, Store
 
 PLACEMENT_KEYS = {"worker", "host", "cpu_model", "cores", "load_1m", "other_cpus"}
@@ -84,6 +86,32 @@ def test_every_slot_is_stored_once_and_both_workers_measure(two_workers: str, tm
         assert set(boot.placement) >= PLACEMENT_KEYS, boot.placement
         assert boot.placement["cores"] and all(isinstance(core, int) for core in boot.placement["cores"])
     assert experiment.host["executor"] == "dask" and experiment.host["scheduler"] == two_workers
+
+
+def test_kexec_chains_run_on_dask_workers_with_every_kernel_stored(two_workers: str, tmp_path: Path) -> None:
+    plan = KexecPlan(
+        from_spec="from",
+        variants=(KexecVariant("checks", "to", append="fake.init_ms=800"),),
+        hops=2,
+        seed=5,
+        chains=3,
+        accel="tcg",
+    )
+    with (
+        dask_executor(two_workers, target_factory=FakeTarget) as executor,
+        Store.open(tmp_path / "x.db") as store,
+    ):
+        result = start_kexec(plan, store, executor=executor)
+        boots = store.boots(result.experiment.id)
+        downtimes = store.samples(result.experiment.id, KEXEC_DOWNTIME_S)
+    # 3 chains, one slot each, of 1 + 2 kernels: every kernel at its fixed index, once.
+    assert sorted(b.index for b in boots) == list(range(1, 10))
+    assert [b.warmup for b in boots] == [True, False, False] * 3
+    assert len(downtimes["checks"]) == 6 and min(downtimes["checks"]) > 0
+    # A chain's kernels share one guest, so one worker and one core set.
+    for first in (1, 4, 7):
+        chain = [b for b in boots if first <= b.index < first + 3]
+        assert len({(b.placement["worker"], tuple(b.placement["cores"])) for b in chain}) == 1
 
 
 def test_a_second_result_for_a_slot_is_not_stored(tmp_path: Path) -> None:
