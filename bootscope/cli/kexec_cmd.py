@@ -73,6 +73,7 @@ def kexec(
     seed: options.Seed = None,
     accel: options.Accel = None,
     jobs: options.Jobs = None,
+    executor_spec: options.ExecutorOpt = None,
     quiet_host: options.QuietHost = False,
     resume: options.Resume = None,
     db: options.Db = defaults.DEFAULT_DB,
@@ -95,6 +96,7 @@ def kexec(
     """
     from bootscope.cli.run_out import print_notes, print_run, run_document  # scipy: only when run
     from bootscope.lab.execute import resume_experiment, start_kexec
+    from bootscope.lab.executor import open_executor
     from bootscope.lab.kexec import resolve_to
     from bootscope.lab.kexec_plan import (
         KexecPlan,
@@ -117,8 +119,8 @@ def kexec(
             raise InputError(
                 "--resume takes no FROM, --variant or --build-initramfs: it reruns the stored plan"
             )
-        with stop_on_signals(cancel), Store.open(db) as store:
-            result = resume_experiment(resume, store, reporter, cancel=cancel)
+        with stop_on_signals(cancel), Store.open(db) as store, open_executor(executor_spec, jobs) as executor:
+            result = resume_experiment(resume, store, reporter, cancel=cancel, executor=executor)
             summary = summarize_run(store, result.experiment.id)
     else:
         if not from_kernel:
@@ -157,8 +159,8 @@ def kexec(
         if not as_json:
             console.print(Text(f"warning: {TCG_WARNING}", style="yellow"))
             print_notes(console, [note for item in variants for note in ignored_options(item)])
-        with stop_on_signals(cancel), Store.open(db) as store:
-            result = start_kexec(plan, store, reporter, cancel)
+        with stop_on_signals(cancel), Store.open(db) as store, open_executor(executor_spec, jobs) as executor:
+            result = start_kexec(plan, store, reporter, cancel, executor=executor)
             summary = summarize_run(store, result.experiment.id)
     experiment_id = result.experiment.id
     if as_json:

@@ -35,6 +35,14 @@ InputFormatOpt = Annotated[
 Db = Annotated[str, typer.Option("--db", help="SQLite path or database URL.")]
 Seed = Annotated[int | None, typer.Option("--seed", help="Seed of the measurement order (default: random).")]
 Jobs = Annotated[int | None, typer.Option("-j", "--jobs", help="Slots run at once (default: 1).")]
+ExecutorOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--executor",
+        help="Where slots run: local (default) or dask://HOST:PORT, a Dask scheduler whose workers"
+        " (bootscope worker) boot one slot each at a time; this process still writes the store.",
+    ),
+]
 Accel = Annotated[str | None, typer.Option("--accel", help="auto, kvm or tcg (default: auto).")]
 QuietHost = Annotated[
     bool, typer.Option("--quiet-host", help="Wait for an idle host; re-run disturbed measurements.")

@@ -86,6 +86,7 @@ def run(
     timeout: options.Timeout = None,
     accel: options.Accel = None,
     jobs: options.Jobs = None,
+    executor_spec: options.ExecutorOpt = None,
     quiet_host: options.QuietHost = False,
     until: options.Until = None,
     precision: options.Precision = None,
@@ -106,6 +107,7 @@ def run(
     # start-up (bootscope --help, analyze) would pay for them.
     from bootscope.cli.run_out import print_run, run_document
     from bootscope.lab.execute import resume_experiment, start_experiment
+    from bootscope.lab.executor import open_executor
     from bootscope.lab.plan import build_plan
     from bootscope.lab.progress import RichReporter, SilentReporter
     from bootscope.lab.summary import summarize_run
@@ -113,11 +115,11 @@ def run(
 
     reporter: Reporter = SilentReporter() if as_json else RichReporter(err)
     cancel = threading.Event()
-    with stop_on_signals(cancel), Store.open(db) as store:
+    with stop_on_signals(cancel), Store.open(db) as store, open_executor(executor_spec, jobs) as executor:
         if resume is not None:
             if kernel or variant or plan_file:
                 raise InputError("--resume takes no KERNEL, --variant or --plan: it reruns the stored plan")
-            result = resume_experiment(resume, store, reporter, cancel=cancel)
+            result = resume_experiment(resume, store, reporter, cancel=cancel, executor=executor)
         else:
             if not kernel and plan_file is None and image is None:
                 raise InputError(
@@ -159,7 +161,9 @@ def run(
                     max_n=max_n,
                 ),
             )
-            result = start_experiment(plan, store, reporter, cancel=cancel, reprobe=reprobe)
+            result = start_experiment(
+                plan, store, reporter, cancel=cancel, reprobe=reprobe, executor=executor
+            )
         summary = summarize_run(store, result.experiment.id)
     if as_json:
         out.print_json(json.dumps(run_document(result, summary, store.name)))

@@ -74,6 +74,7 @@ def sweep(
         typer.Option(help=f"Warm-up boots per cell, not measured (default {defaults.WARMUP_BOOTS})."),
     ] = None,
     seed: options.Seed = None,
+    executor_spec: options.ExecutorOpt = None,
     alpha: Annotated[
         float, typer.Option(help="Significance level (Holm-corrected over the cells).")
     ] = defaults.ALPHA,
@@ -85,6 +86,7 @@ def sweep(
     max_n: options.MaxN = None,
 ) -> None:
     """Boot a grid of options, machines and kernels; compare every cell with the baseline cell."""
+    from bootscope.lab.executor import open_executor
     from bootscope.lab.sweep import build_sweep, run_sweep, sweep_json
     from bootscope.stats.compare import Options  # scipy: only when run
     from bootscope.store import Store
@@ -109,8 +111,10 @@ def sweep(
         ),
     )
     _definition(setup.metric)
-    with Store.open(db) as store:
-        result = run_sweep(setup.cells, setup.plan, store, setup.metric, Options(alpha=alpha), _reporter(fmt))
+    with Store.open(db) as store, open_executor(executor_spec, jobs) as executor:
+        result = run_sweep(
+            setup.cells, setup.plan, store, setup.metric, Options(alpha=alpha), _reporter(fmt), executor
+        )
     data = sweep_json(result)
     if fmt == "json":
         print(json.dumps(data, indent=2))

@@ -10,6 +10,7 @@ import threading
 
 from bootscope.lab import runner
 from bootscope.lab.boot import BootWorkload
+from bootscope.lab.executor import Executor
 from bootscope.lab.kexec import KexecWorkload
 from bootscope.lab.kexec_plan import KexecPlan
 from bootscope.lab.plan import Plan
@@ -30,15 +31,19 @@ def start_experiment(
     cancel: threading.Event | None = None,
     target: Target | None = None,
     reprobe: bool = False,
+    executor: Executor | None = None,
 ) -> RunResult:
     """Create the experiment for ``plan`` in ``store`` and boot it on ``target`` (default: QEMU on
-    this host); return how it ended. ``stop_rule`` overrides the rule that ``plan.until`` names;
+    this host) with ``executor`` (default: this host's threads; see :func:`open_executor`); return
+    how it ended. ``stop_rule`` overrides the rule that ``plan.until`` names;
     setting ``cancel`` (e.g. from a signal handler) stops the run as Ctrl-C does. Raises
     BootError/InputError before anything is stored (no kernel, bad options), StoreError if the store
     fails, KeyboardInterrupt on Ctrl-C (after marking the experiment interrupted). ``reprobe``
     redoes a remembered KVM probe."""
     workload = BootWorkload(plan)
-    return runner.start(workload, target or LocalQemu(), store, reporter, stop_rule, cancel, reprobe)
+    return runner.start(
+        workload, target or LocalQemu(), store, reporter, stop_rule, cancel, reprobe, executor
+    )
 
 
 def resume_experiment(
@@ -48,11 +53,12 @@ def resume_experiment(
     stop_rule: StopRule | None = None,
     cancel: threading.Event | None = None,
     target: Target | None = None,
+    executor: Executor | None = None,
 ) -> RunResult:
     """Run the slots of a stored experiment (a boot or a kexec run) that are not complete yet, with
-    the same plan, seed, order and accelerator; return how it ended. Raises like
-    :func:`start_experiment`."""
-    return runner.resume(experiment_id, store, target or LocalQemu(), reporter, stop_rule, cancel)
+    the same plan, seed, order and accelerator, on ``executor`` (any: a run started locally can end
+    on Dask); return how it ended. Raises like :func:`start_experiment`."""
+    return runner.resume(experiment_id, store, target or LocalQemu(), reporter, stop_rule, cancel, executor)
 
 
 def start_kexec(
@@ -62,8 +68,10 @@ def start_kexec(
     cancel: threading.Event | None = None,
     target: Target | None = None,
     reprobe: bool = False,
+    executor: Executor | None = None,
 ) -> RunResult:
     """Create a kexec experiment for ``plan`` and run its chains on ``target`` (default: QEMU on this
     host), every kernel stored as soon as it is complete; return how it ended (``boots_run`` counts
     stored kernels, ``notes`` name ignored options). Raises like :func:`start_experiment`."""
-    return runner.start(KexecWorkload(plan), target or LocalQemu(), store, reporter, None, cancel, reprobe)
+    workload = KexecWorkload(plan)
+    return runner.start(workload, target or LocalQemu(), store, reporter, None, cancel, reprobe, executor)

@@ -49,3 +49,9 @@ def host_info(cpuinfo: Path = Path("/proc/cpuinfo")) -> dict[str, Any]:
         "bootscope_version": bootscope.__version__,
         "python": platform.python_version(),
     }
+
+
+def measuring_host(cpuinfo: Path = Path("/proc/cpuinfo")) -> dict[str, Any]:
+    """Return what every stored boot says about the host that measured it: ``host`` (hostname) and
+    ``cpu_model`` (None if /proc/cpuinfo does not say)."""
+    return {"host": socket.gethostname(), "cpu_model": _cpu_model(cpuinfo)}

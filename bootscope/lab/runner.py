@@ -5,6 +5,11 @@ each guest pinned to its own cores), waits for an idle host and re-runs disturbe
 ``quiet_host``, applies the stopping rule after whole rounds, and stores every measurement the
 moment it ends. Ctrl-C or any failure leaves the finished measurements stored and the experiment
 ``interrupted``; :func:`resume` runs only the slots that are not complete, in the same order.
+
+Where the slots run is the executor's business (:class:`Executor`): this host's threads
+(:class:`LocalThreads`, the default) or a remote one such as Dask's workers
+(:mod:`bootscope.lab.dask_run`), which measure each slot there and hand its records back to be
+stored here (:meth:`SlotLoop.record_measured`).
 """
 
 from __future__ import annotations
@@ -13,14 +18,15 @@ import contextlib
 import os
 import signal
 import threading
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from queue import Queue
+from typing import Any, Protocol
 
 from bootscope.errors import BootscopeError, StatsError
+from bootscope.lab.executor import Executor, LocalThreads
+from bootscope.lab.hostinfo import measuring_host
 from bootscope.lab.progress import Reporter, SilentReporter
 from bootscope.lab.schedule import Slot, build_schedule
 from bootscope.lab.stopping import StopRule, stop_rule_for
@@ -53,9 +59,23 @@ class RunResult:
     until_satisfied: bool | None = None
 
 
+class BootSink(Protocol):
+    """Where measured records go: the store, or (on a remote worker) a list sent back to the client."""
+
+    def record_boot(self, exp_id: int, record: BootRecord, lines: Sequence[LogLine]) -> int:
+        """Keep one record and its log; return its id."""
+
+    def supersede(self, exp_id: int, boot_ids: Sequence[int]) -> None:
+        """Mark kept records as replaced by a later attempt."""
+
+
 @dataclass(slots=True)
-class _Loop:
-    store: Store
+class SlotLoop:
+    """One run's slot machinery: runs a slot's attempts (quiet-host re-runs, load metering, pinning)
+    and hands every record to ``store`` with where it was measured (``placement`` plus the cores and
+    load of each boot)."""
+
+    store: BootSink
     experiment: ExperimentRecord
     workload: Workload
     target: Target
@@ -65,6 +85,8 @@ class _Loop:
     lock: threading.Lock = field(default_factory=threading.Lock)
     notes: list[str] = field(default_factory=list)
     boots_run: int = 0
+    placement: Mapping[str, Any] = field(default_factory=measuring_host)
+    recorded: set[int] = field(default_factory=set)  # slots stored from remote results (dedup)
 
     def note(self, message: str) -> None:
         """Tell the user (through the reporter) and keep the note for the result."""
@@ -113,6 +135,12 @@ class _Loop:
                 other_cpu_s=round(load.other_cpu_s, 3),
                 steal_s=round(load.steal_s, 3),
                 superseded=retry_allowed and (disturbed or any(r.superseded for r in emitted)),
+                placement={
+                    **self.placement,
+                    "cores": sorted(affinity or os.sched_getaffinity(0)),
+                    "load_1m": round(os.getloadavg()[0], 2),
+                    "other_cpus": round(load.other_cpus, 3),
+                },
             )
             record = replace(record, id=self.store.record_boot(self.experiment.id, record, lines))
             emitted.append(record)
@@ -138,6 +166,22 @@ class _Loop:
             with self.lock:
                 self.pids.difference_update(started)  # the target has reaped them
         return emitted
+
+    def record_measured(self, slot: Slot, measured: Sequence[tuple[BootRecord, Sequence[LogLine]]]) -> bool:
+        """Store the records a remote executor measured for ``slot`` (every attempt, in order, its
+        ``superseded`` mark final) and report them; return False, storing nothing, when this run has
+        already stored the slot (a duplicate result: a slot is stored once). Raises StoreError."""
+        with self.lock:
+            if slot.index in self.recorded:
+                return False
+            self.recorded.add(slot.index)
+        for record, lines in measured:
+            stored = replace(record, id=None)
+            stored = replace(stored, id=self.store.record_boot(self.experiment.id, stored, lines))
+            with self.lock:
+                self.boots_run += 1
+            self.reporter.boot_done(slot, stored)
+        return True
 
     def stop_if_cancelled(self) -> None:
         """Raise KeyboardInterrupt if the run was cancelled (Ctrl-C, SIGTERM)."""
@@ -177,24 +221,27 @@ def start(
     stop_rule: StopRule | None = None,
     cancel: threading.Event | None = None,
     reprobe: bool = False,
+    executor: Executor | None = None,
 ) -> RunResult:
     """Create the experiment for ``workload`` in ``store`` and run it on ``target``; return how it
     ended. ``stop_rule`` overrides the rule the settings name; setting ``cancel`` stops the run as
-    Ctrl-C does; ``reprobe`` redoes a remembered KVM probe. Raises BootError/InputError before
-    anything is stored (no kernel, bad options), StoreError if the store fails, KeyboardInterrupt on
-    Ctrl-C (after marking it interrupted)."""
+    Ctrl-C does; ``reprobe`` redoes a remembered KVM probe; ``executor`` says where slots run (default:
+    this host's threads). Raises BootError/InputError before anything is stored (no kernel, bad
+    options), StoreError if the store fails, KeyboardInterrupt on Ctrl-C (after marking it
+    interrupted)."""
     reporter = reporter or SilentReporter()
-    choice = workload.choose_accel(target, workload.settings.accel, reprobe)
-    notes = workload.prepare(target, choice.accel)
+    executor = executor or LocalThreads()
+    choice = executor.choose_accel(workload, target, workload.settings.accel, reprobe)
+    notes = executor.prepare(workload, target, choice.accel)
     experiment = store.create_experiment(
         plan=workload.document(),
         seed=workload.settings.seed,
         accel=choice.accel,
         accel_reason=choice.reason,
-        host=target.host_info(),
+        host=executor.host_info(target),
         variants=workload.variant_records(),
     )
-    return _execute(store, experiment, workload, target, reporter, stop_rule, cancel, notes)
+    return _execute(store, experiment, workload, target, reporter, stop_rule, cancel, notes, executor)
 
 
 def resume(
@@ -204,9 +251,11 @@ def resume(
     reporter: Reporter | None = None,
     stop_rule: StopRule | None = None,
     cancel: threading.Event | None = None,
+    executor: Executor | None = None,
 ) -> RunResult:
     """Run the slots of a stored experiment that are not complete (same plan, seed, order and
-    accelerator); return how it ended. Raises like :func:`start`, and InputError for a stored plan
+    accelerator) with ``executor`` (default: this host's threads; it may differ from the one that
+    started it); return how it ended. Raises like :func:`start`, and InputError for a stored plan
     this bootscope cannot read."""
     reporter = reporter or SilentReporter()
     experiment = store.experiment(experiment_id)
@@ -216,15 +265,19 @@ def resume(
         reporter.note(note)
         return RunResult(experiment, STATUS_COMPLETE, 0, notes=(note,))
     workload = workload_from_document(experiment.plan)
-    notes = workload.prepare(target, experiment.accel)
+    executor = executor or LocalThreads()
+    notes = executor.prepare(workload, target, experiment.accel)
     if experiment.status != STATUS_RUNNING:
         store.set_status(experiment.id, STATUS_RUNNING)
-    return _execute(store, experiment, workload, target, reporter, stop_rule, cancel, notes)
+    return _execute(store, experiment, workload, target, reporter, stop_rule, cancel, notes, executor)
 
 
-def core_sets(jobs: int, smp: int, note: Callable[[str], None]) -> list[tuple[int, ...] | None]:
-    """Return one CPU set per parallel job (None: no pinning for -j 1), overlapping when too few."""
-    if jobs == 1:
+def core_sets(
+    jobs: int, smp: int, note: Callable[[str], None], always: bool = False
+) -> list[tuple[int, ...] | None]:
+    """Return one CPU set per parallel job (None: no pinning for -j 1 unless ``always``), overlapping
+    when too few."""
+    if jobs == 1 and not always:
         return [None]
     cores = sorted(os.sched_getaffinity(0))
     if jobs * smp > len(cores):
@@ -287,6 +340,7 @@ def _execute(
     stop_rule: StopRule | None,
     cancel: threading.Event | None,
     notes: Sequence[str],
+    executor: Executor,
 ) -> RunResult:
     settings = workload.settings
     rule = stop_rule
@@ -297,7 +351,7 @@ def _execute(
         rounds = settings.max_n or settings.samples_per_variant * UNTIL_MAX_ROUNDS_FACTOR
     schedule = build_schedule(workload.variants, rounds, settings.warmup_per_variant, experiment.seed)
     pending, next_attempt = _pending(store, experiment, workload, schedule)
-    loop = _Loop(store, experiment, workload, target, reporter, cancel or threading.Event())
+    loop = SlotLoop(store, experiment, workload, target, reporter, cancel or threading.Event())
     for message in notes:
         loop.note(message)
     cores = core_sets(settings.jobs, workload.max_smp, loop.note)
@@ -306,8 +360,9 @@ def _execute(
     stopped_early = False
     satisfied: bool | None = None
     with recording_status(store, experiment.id, reporter, on_abort=loop.kill_running):
-        for batch in _batches(pending, settings.jobs, len(workload.variants), rule is not None):
-            _run_batch(loop, batch, next_attempt, cores)
+        at_once = executor.slots_at_once(settings.jobs)
+        for batch in _batches(pending, at_once, len(workload.variants), rule is not None):
+            executor.run_batch(loop, batch, next_attempt, cores)
             measured_rounds = batch[-1].round + 1 - settings.warmup_per_variant if batch else 0
             if rule is not None and measured_rounds >= settings.samples_per_variant:
                 satisfied = _rule_says_stop(rule, store.samples(experiment.id, workload.stop_metric), loop)
@@ -341,43 +396,9 @@ def _batches(pending: Sequence[Slot], jobs: int, variants: int, by_rounds: bool)
     return [[slot for slot in pending if slot.round in group] for group in groups]
 
 
-def _rule_says_stop(rule: StopRule, samples: dict[str, list[float]], loop: _Loop) -> bool:
+def _rule_says_stop(rule: StopRule, samples: dict[str, list[float]], loop: SlotLoop) -> bool:
     try:
         return rule(samples)
     except StatsError as error:  # e.g. a NaN that cannot come from a parsed log; keep measuring
         loop.note(f"--until precise could not judge the samples ({error}); measuring on")
         return False
-
-
-def _run_batch(
-    loop: _Loop,
-    slots: Sequence[Slot],
-    next_attempt: dict[int, int],
-    cores: Sequence[tuple[int, ...] | None],
-) -> None:
-    if loop.workload.settings.jobs == 1:
-        for slot in slots:
-            loop.run_slot(slot, next_attempt.get(slot.index, 0), None)
-        return
-    free: Queue[tuple[int, ...] | None] = Queue()
-    for core_set in cores:
-        free.put(core_set)
-
-    def job(slot: Slot) -> None:
-        core_set = free.get()
-        try:
-            loop.run_slot(slot, next_attempt.get(slot.index, 0), core_set)
-        finally:
-            free.put(core_set)
-
-    pool = ThreadPoolExecutor(max_workers=loop.workload.settings.jobs, thread_name_prefix="bootscope-slot")
-    futures: list[Future[None]] = [pool.submit(job, slot) for slot in slots]
-    try:
-        finished, _ = wait(futures, return_when=FIRST_EXCEPTION)
-        for future in finished:
-            future.result()  # re-raise a worker's error here
-    except BaseException:
-        loop.kill_running()
-        pool.shutdown(wait=True, cancel_futures=True)
-        raise
-    pool.shutdown(wait=True)

@@ -19,6 +19,7 @@ from typing import Any
 from bootscope import defaults
 from bootscope.errors import InputError, StatsError
 from bootscope.lab.execute import start_experiment
+from bootscope.lab.executor import Executor
 from bootscope.lab.plan import (
     RUN_KEYS,
     Plan,
@@ -344,10 +345,12 @@ def run_sweep(
     metric: str,
     options: Options | None = None,
     reporter: Reporter | None = None,
+    executor: Executor | None = None,
 ) -> SweepResult:
-    """Run ``plan`` (built by :func:`sweep_plan` from ``cells``) through the experiment executor,
-    every boot stored in ``store``, and return its analysis. Raises BootError/InputError/StoreError
-    as ``start_experiment`` does, StatsError when a cell has fewer than 2 ok boots."""
-    result = start_experiment(plan, store, reporter)
+    """Run ``plan`` (built by :func:`sweep_plan` from ``cells``) with ``executor`` (default: this
+    host's threads), every boot stored in ``store``, and return its analysis. Raises
+    BootError/InputError/StoreError as ``start_experiment`` does, StatsError when a cell has fewer
+    than 2 ok boots."""
+    result = start_experiment(plan, store, reporter, executor=executor)
     experiment_id = result.experiment.id
     return analyse_sweep(cells, store.samples(experiment_id, metric), metric, "s", options, experiment_id)

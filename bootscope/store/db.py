@@ -217,6 +217,7 @@ class Store:
                     "other_cpu_s": record.other_cpu_s,
                     "steal_s": record.steal_s,
                     "started_at": record.started_at or _now_iso(),
+                    "placement": dict(record.placement) or None,
                 },
             ).scalar_one()
             rows = [
@@ -337,6 +338,7 @@ class Store:
                 superseded=bool(row.superseded),
                 metrics=metrics.get(row.id, {}),
                 id=row.id,
+                placement=row.placement or {},
             )
             for row in rows
         ]

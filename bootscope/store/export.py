@@ -77,6 +77,7 @@ def export_document(store: Store, exp_id: int | str) -> dict[str, Any]:
                 "kernel_release": boot.kernel_release,
                 "host_start_ns": boot.host_start_ns,
                 "started_at": boot.started_at,
+                "placement": dict(boot.placement),
                 "metrics": {name: boot.metrics.get(name) for name in names},
                 "log": [[line.host_ns, line.text] for line in logs.get(boot.id or -1, [])],
             }

@@ -60,7 +60,10 @@ class BootRecord:
     that a later attempt replaced (a boot disturbed by host load and re-run). ``metrics`` holds the
     boot's metric values in seconds; a metric the boot did not reach is absent or None.
     ``other_cpu_s`` and ``steal_s`` are CPU seconds other processes used and the hypervisor stole
-    while the boot ran.
+    while the boot ran. ``placement`` says where it was measured: ``host``, ``cpu_model``, ``cores``
+    (the host CPU ids the guest was pinned to, or could use), ``load_1m`` (the host's load average as
+    the boot ended), ``other_cpus`` (CPUs other processes kept busy meanwhile) and, for a boot run by a
+    Dask worker, ``worker`` (its Dask address); empty for boots stored before schema 3.
     """
 
     variant: str
@@ -80,6 +83,7 @@ class BootRecord:
     superseded: bool = False
     metrics: Mapping[str, float | None] = field(default_factory=dict)
     id: int | None = None
+    placement: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

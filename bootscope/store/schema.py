@@ -18,7 +18,9 @@ MIGRATIONS: dict[str, tuple[str, ...]] = {
         "ALTER TABLE experiments ADD COLUMN owner_host VARCHAR(255)",
         "ALTER TABLE experiments ADD COLUMN owner_started VARCHAR(64)",
     ),
-    "2": (),
+    # Schema 3 added where each boot was measured (host, CPU model, cores, load; the Dask worker) and
+    # the fleet tables (NEW_TABLES).
+    "2": ("ALTER TABLE boots ADD COLUMN placement JSON",),
 }
 # Schema 3 added the fleet tables (``bootscope fleet import``): the step from 2 creates them (from
 # the table definitions below, so SQLite and PostgreSQL each get their own column types).
@@ -79,6 +81,7 @@ boots = sa.Table(
     sa.Column("other_cpu_s", sa.Float),
     sa.Column("steal_s", sa.Float),
     sa.Column("started_at", sa.String(40)),
+    sa.Column("placement", sa.JSON),
     sa.UniqueConstraint("experiment", "index", "attempt"),
 )
 

@@ -78,6 +78,7 @@ def test_schema_1_database_opens_and_is_upgraded(tmp_path: Path) -> None:
     with sqlite3.connect(db) as conn:
         for column in ("owner_pid", "owner_host", "owner_started"):
             conn.execute(f"ALTER TABLE experiments DROP COLUMN {column}")
+        conn.execute("ALTER TABLE boots DROP COLUMN placement")  # schema 3's
         conn.execute("UPDATE bootscope_meta SET value = '1' WHERE key = 'schema'")
     with Store.open(db) as store:
         old = store.experiment(1)

@@ -1,0 +1,124 @@
+"""A real Dask cluster for tests: a ``dask scheduler`` process and ``bootscope worker`` processes on
+loopback, and fake targets for the workers (importable there: the workers get this directory on
+their PYTHONPATH, and Dask pickles the factories by reference)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bootscope.lab.fake import FakeTarget
+from bootscope.sources.qemu import BootConfig
+
+HERE = Path(__file__).parent
+REPO = HERE.parent
+START_LIMIT_S = 180.0  # a loaded 2-core host takes tens of seconds to import distributed
+_WORKER_LINE = re.compile(r"bootscope worker: worker (tcp://\S+):")
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), str(HERE), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    return env
+
+
+def _wait(what: str, ready: object, proc: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + START_LIMIT_S
+    while not callable(ready) or not ready():
+        if proc.poll() is not None:
+            raise AssertionError(f"{what} ended ({proc.returncode}): {log.read_text(errors='replace')}")
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} not ready in {START_LIMIT_S} s: {log.read_text(errors='replace')}")
+        time.sleep(0.1)
+
+
+@dataclass
+class Cluster:
+    """Processes started by a test, stopped (SIGKILL, by pid) when it ends."""
+
+    root: Path
+    port: int = 0
+    scheduler: subprocess.Popen[bytes] | None = None
+    workers: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)  # address -> process
+    address: str = ""
+
+    def start_scheduler(self) -> str:
+        """Start ``dask scheduler`` on 127.0.0.1 (the same port as before, if it ran before); return
+        its ``tcp://`` address."""
+        file = self.root / "scheduler.json"
+        file.unlink(missing_ok=True)
+        log = self.root / "scheduler.log"
+        self.scheduler = subprocess.Popen(
+            [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+             "--port", str(self.port), "--scheduler-file", str(file), "--no-dashboard"],
+            stdout=subprocess.DEVNULL, stderr=log.open("wb"), env=_env(),
+        )  # fmt: skip
+        _wait("dask scheduler", file.exists, self.scheduler, log)
+        while not (text := file.read_text()) or not text.rstrip().endswith("}"):
+            time.sleep(0.05)
+        self.address = json.loads(text)["address"]
+        self.port = int(self.address.rsplit(":", 1)[1])
+        return self.address
+
+    def start_worker(self, name: str, cores: str, slots: int = 1) -> str:
+        """Start ``bootscope worker`` pinned to ``cores``; return its Dask address once it joined."""
+        log = self.root / f"{name}.log"
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "bootscope", "worker", self.address.replace("tcp://", "dask://"),
+             "--slots", str(slots), "--cores", cores, "--name", name],
+            stdout=subprocess.DEVNULL, stderr=log.open("wb"), env=_env(),
+        )  # fmt: skip
+        found: list[str] = []
+
+        def joined() -> bool:
+            found[:] = _WORKER_LINE.findall(log.read_text(errors="replace"))
+            return bool(found)
+
+        _wait(f"worker {name}", joined, proc, log)
+        self.workers[found[0]] = proc
+        return found[0]
+
+    def kill(self, proc: subprocess.Popen[bytes]) -> None:
+        """SIGKILL one process we started and reap it."""
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+
+    def stop(self) -> None:
+        """SIGKILL every process this cluster started."""
+        for proc in [*self.workers.values(), *([self.scheduler] if self.scheduler else [])]:
+            self.kill(proc)
+
+
+def slow_fake() -> FakeTarget:
+    """A fake target whose boots take 0.3 s of real time, so that a test can act mid-run."""
+    target = FakeTarget()
+    target.before_boot = lambda _config: time.sleep(0.3)
+    return target
+
+
+def dying_fake(flag: str, victim_append: str) -> FakeTarget:
+    """A fake target that kills its own process (the Dask worker) the first time it is asked to boot
+    a config whose command line holds ``victim_append``, leaving ``flag`` behind so that the retry
+    elsewhere boots normally."""
+    target = FakeTarget()
+
+    def before(config: BootConfig) -> None:
+        time.sleep(0.2)
+        if victim_append not in config.append:
+            return
+        try:  # O_EXCL: of two workers booting the victim at once, only one dies
+            os.close(os.open(flag, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            return
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    target.before_boot = before
+    return target
