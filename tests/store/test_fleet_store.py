@@ -110,6 +110,7 @@ def test_schema_2_database_gets_the_fleet_tables(tmp_path: Path) -> None:
     with sqlite3.connect(db) as conn:  # what bootscope wrote before fleets: schema 2, no fleet tables
         conn.execute("DROP TABLE fleet_boots")
         conn.execute("DROP TABLE fleet_files")
+        conn.execute("ALTER TABLE boots DROP COLUMN placement")  # schema 3's too
         conn.execute("UPDATE bootscope_meta SET value = '2' WHERE key = 'schema'")
     with Store.open(db) as store:
         assert store.experiment(1).seed == 1
