@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings
-from kernel_pin import TEST_IMAGE, KernelPinError, pinned_cloud_kernel
+from kernel_pin import TEST_IMAGE, TEST_IMAGE_PACKAGES, KernelPinError, pinned_cloud_kernel
 from skip_guard import register as register_skip_guard
 
 DATA = Path(__file__).parent / "data"
@@ -54,13 +54,42 @@ def cloud_kernel(request: pytest.FixtureRequest) -> Path:
 
 
 
+def test_ssh_key() -> Path:
+    """The private key whose public half the test image authorizes for root: made once with
+    ssh-keygen under the user's cache (the image's cache key holds the public key, so a new key means
+    a new image)."""
+    import subprocess
+
+    from bootscope import defaults
+
+    key = defaults.cache_dir() / "test-ssh" / "id_ed25519"
+    if not key.is_file() or not key.with_suffix(".pub").is_file():
+        key.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        for stale in (key, key.with_suffix(".pub")):
+            stale.unlink(missing_ok=True)
+        subprocess.run(
+            ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "bootscope-test", "-f", str(key)],
+            check=True,
+            capture_output=True,
+        )
+    return key
+
+
 @pytest.fixture(scope="session")
 def default_image() -> object:
-    """The default system image (``bootscope image build`` with no options), built once into the
-    user's cache by bootscope itself and reused while its recipe is unchanged. A machine that cannot
-    build it (not root, no debootstrap, no mirror) fails the tests that need it."""
+    """The test system image (``bootscope image build`` with openssh-server, kexec-tools and the test
+    key, so that the SSH target tests can serve it too), built once into the user's cache by bootscope
+    itself and reused while its recipe is unchanged. A machine that cannot build it (not root, no
+    debootstrap, no mirror) fails the tests that need it."""
     from bootscope.sources.image import build_image, make_recipe
 
-    recipe = make_recipe(suite="bookworm", packages=(), ssh_key_file=None, size="2G", kernel="debian:cloud")
+    key = test_ssh_key()
+    recipe = make_recipe(
+        suite="bookworm",
+        packages=TEST_IMAGE_PACKAGES,
+        ssh_key_file=key.with_suffix(".pub"),
+        size="2G",
+        kernel="debian:cloud",
+    )
     image, _cached = build_image(TEST_IMAGE, recipe)
     return image

@@ -132,10 +132,12 @@ def workload_from_document(document: Mapping[str, Any]) -> Workload:
     from bootscope.errors import InputError
     from bootscope.lab.boot import BootWorkload
     from bootscope.lab.kexec import KexecWorkload
+    from bootscope.lab.ssh_workload import SshWorkload
 
     factories: dict[str, WorkloadFactory] = {
         BootWorkload.kind: BootWorkload.from_document,
         KexecWorkload.kind: KexecWorkload.from_document,
+        SshWorkload.kind: SshWorkload.from_document,
     }
     kind = str(document.get("workload", BootWorkload.kind))
     if kind not in factories:
