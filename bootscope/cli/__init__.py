@@ -54,6 +54,10 @@ def _register() -> None:
 
     app.add_typer(image_cmd.app)
 
+    from bootscope.cli import target_cmd
+
+    app.add_typer(target_cmd.app)
+
     from bootscope.cli import latency_cmd
 
     app.add_typer(latency_cmd.app)

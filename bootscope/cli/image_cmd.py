@@ -109,6 +109,12 @@ def serve(
     smp: Annotated[int, typer.Option("--smp", help="vCPUs.")] = 1,
     accel: Annotated[str, typer.Option("--accel", help="tcg or kvm.")] = "tcg",
     append: Annotated[str, typer.Option("--append", help="Kernel command line to add.")] = "",
+    known_hosts: Annotated[
+        Path | None,
+        typer.Option(
+            "--known-hosts", help="Write the image's SSH host keys (read from its disk) to this file."
+        ),
+    ] = None,
 ) -> None:
     """Boot an image in QEMU as a long-lived machine that reboots like hardware, SSH on 127.0.0.1:PORT,
     until Ctrl-C or SIGTERM (exit 0); 3 if QEMU fails."""
@@ -116,7 +122,7 @@ def serve(
     import threading
 
     from bootscope.sources.image import find_image
-    from bootscope.sources.serve import ServeConfig
+    from bootscope.sources.serve import ServeConfig, known_hosts_lines
     from bootscope.sources.serve import serve as serve_image
 
     out = output_console()
@@ -135,6 +141,9 @@ def serve(
         accel=accel,
         append=append,
     )
+    if known_hosts is not None:
+        known_hosts.write_text("\n".join(known_hosts_lines(image, ssh_port)) + "\n")
+        err.print(f"host keys of {escape(name)} written to {escape(str(known_hosts))}")
     stop = threading.Event()
 
     def on_signal(signum: int, _frame: object) -> None:

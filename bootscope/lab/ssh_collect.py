@@ -21,13 +21,13 @@ from dataclasses import dataclass, field
 
 from bootscope.analyze.captured import terminal_text
 from bootscope.model import LogLine
+from bootscope.parse.formats import CONSOLE_PREFIX
 from bootscope.sources.image_guest import collector_commands
 
 FACT = "BOOTSCOPE-SSH-FACT"
 LOG_BEGIN = "BOOTSCOPE-SSH-LOG-BEGIN"
 LOG_END = "BOOTSCOPE-SSH-LOG-END"
 CONSOLE_BEGIN = "BOOTSCOPE-CONSOLE-BEGIN"
-CONSOLE_PREFIX = "console| "
 # init/main.c start_kernel() prints linux_banner first: the journal holds the boot from its start.
 BANNER_RE = re.compile(r"\bLinux version \S+")
 _DMESG_RE = re.compile(r"^\[\s*(\d+\.\d+)\] ?(.*)$")

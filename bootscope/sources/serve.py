@@ -90,6 +90,28 @@ def serve_command(image: Image, config: ServeConfig, qemu_binary: str = "qemu-sy
     ]
 
 
+def known_hosts_lines(image: Image, port: int) -> list[str]:
+    """Return known_hosts lines for the image's SSH host keys as served on 127.0.0.1:``port``, read
+    from its disk with debugfs (no boot, no trust on first use). Raises BootError when debugfs is
+    missing or the image holds no host key (no openssh-server)."""
+    if shutil.which("debugfs") is None:
+        raise BootError("debugfs not found: install Debian's e2fsprogs")
+    lines = []
+    for kind in ("ed25519", "ecdsa", "rsa"):
+        done = subprocess.run(
+            ["debugfs", "-R", f"cat /etc/ssh/ssh_host_{kind}_key.pub", str(image.disk)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        fields = done.stdout.split()
+        if done.returncode == 0 and len(fields) >= 2 and fields[0].startswith(("ssh-", "ecdsa-")):
+            lines.append(f"[127.0.0.1]:{port} {fields[0]} {fields[1]}")
+    if not lines:
+        raise BootError(f"image {image.name}: no SSH host key on its disk (build it with openssh-server)")
+    return lines
+
+
 def check_port_free(port: int) -> None:
     """Raise InputError if something on this host already listens on 127.0.0.1:``port``."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
