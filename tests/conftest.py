@@ -18,6 +18,7 @@ import pytest
 from hypothesis import settings
 from kernel_pin import TEST_IMAGE, TEST_IMAGE_PACKAGES, KernelPinError, pinned_cloud_kernel
 from skip_guard import register as register_skip_guard
+from ssh_keys import ssh_test_key
 
 DATA = Path(__file__).parent / "data"
 pytest_plugins = ["pytester"]  # for test_skip_guard.py
@@ -52,29 +53,6 @@ def cloud_kernel(request: pytest.FixtureRequest) -> Path:
     return image
 
 
-
-
-def test_ssh_key() -> Path:
-    """The private key whose public half the test image authorizes for root: made once with
-    ssh-keygen under the user's cache (the image's cache key holds the public key, so a new key means
-    a new image)."""
-    import subprocess
-
-    from bootscope import defaults
-
-    key = defaults.cache_dir() / "test-ssh" / "id_ed25519"
-    if not key.is_file() or not key.with_suffix(".pub").is_file():
-        key.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        for stale in (key, key.with_suffix(".pub")):
-            stale.unlink(missing_ok=True)
-        subprocess.run(
-            ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "bootscope-test", "-f", str(key)],
-            check=True,
-            capture_output=True,
-        )
-    return key
-
-
 @pytest.fixture(scope="session")
 def default_image() -> object:
     """The test system image (``bootscope image build`` with openssh-server, kexec-tools and the test
@@ -83,7 +61,7 @@ def default_image() -> object:
     debootstrap, no mirror) fails the tests that need it."""
     from bootscope.sources.image import build_image, make_recipe
 
-    key = test_ssh_key()
+    key = ssh_test_key()
     recipe = make_recipe(
         suite="bookworm",
         packages=TEST_IMAGE_PACKAGES,

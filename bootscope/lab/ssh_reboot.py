@@ -274,6 +274,7 @@ def _after_order(
     down_ns: int | None = None
     back_ns: int | None = None
     panic_line: str | None = None
+    refused: str | None = None
     deadline_ns = ordered.ended_ns + int(plan.timeout_s * 1e9)
     while True:
         try:
@@ -284,6 +285,9 @@ def _after_order(
             if probe.ok and now_id and now_id != before:
                 back_ns = probe.ended_ns
                 break
+            refused = refusal(probe)
+            if refused is not None:
+                break  # a new host key (or key) after the reboot: retrying cannot help
             if not probe.ok and down_ns is None:
                 down_ns = probe.started_ns
             if panic_line is None:
@@ -316,6 +320,8 @@ def _after_order(
         collect_error=collect_error,
         console_tail=_console_tail(console),
     )
+    if refused is not None:
+        outcome, reason = Outcome.REBOOT_ERROR, f"after the reboot order SSH refused the machine: {refused}"
     timeline = Timeline(ordered.ended_ns, down_ns, back_ns, console_marks(console))
     metrics = reboot_metrics(timeline, plan.reboot == REBOOT_KEXEC)
     release = collected.facts.get("release") if collected is not None else None
