@@ -44,8 +44,8 @@ from bootscope.parse.patterns import PANIC_RE
 from bootscope.sources.serial_console import ConsoleReader
 from bootscope.sources.ssh import SshAddress, SshResult, first_error_line, refusal, run_ssh
 
-PROBE_TIMEOUT_S = 8.0  # one probe's ssh may take this long (a TCG guest's key exchange is slow)
-PROBE_CONNECT_S = 3.0
+PROBE_TIMEOUT_S = 30.0  # one probe may take this long (a TCG guest on a busy host is slow to answer)
+PROBE_CONNECT_S = 15.0  # TCP connect and the SSH banner: a busy TCG guest sent its banner after 3 s
 PROBE_PAUSE_S = 0.3
 PANIC_GRACE_S = 60.0  # after a panic on the console, wait this long for a reboot (panic=N)
 # init/main.c run_init_process() logs "Run %s as init process" as the kernel hands over to init.

@@ -116,7 +116,7 @@ class SshWorkload:
             Path(plan.known_hosts) if plan.known_hosts else None,
         )
         machine = SshMachine(address, plan.console)
-        machine.boot_id(min(plan.timeout_s, 60.0))
+        machine.boot_id(plan.timeout_s)
         facts = machine.run(FACTS_COMMAND, 60.0)
         if not facts.ok:
             raise BootError(f"{address.url}: cannot read the machine's facts: {first_error_line(facts)}")
