@@ -75,11 +75,12 @@ def serve_command(image: Image, config: ServeConfig, qemu_binary: str = "qemu-sy
         str(config.smp),
         "-display",
         "none",
-        "-machine",
-        "graphics=off",  # the firmware (SeaBIOS) writes to the serial console too
         "-nodefaults",
         "-nic",
         f"user,model=virtio-net-pci,hostfwd=tcp:127.0.0.1:{config.ssh_port}-:{GUEST_SSH_PORT}",
+        # Entropy from the host: without it a TCG guest's random pool fills slowly and sshd waits.
+        "-device",
+        "virtio-rng-pci",
         *serial,
         "-kernel",
         str(image.kernel),
