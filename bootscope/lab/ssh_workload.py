@@ -26,7 +26,7 @@ from bootscope.lab.ssh_plan import REBOOT_KEXEC, SshPlan, SshVariant, ssh_plan_f
 from bootscope.lab.ssh_reboot import SshMachine, measure_reboot
 from bootscope.lab.target import Target
 from bootscope.lab.workload import RunSettings, SlotRun
-from bootscope.metrics import REBOOT_DOWNTIME_S
+from bootscope.metrics import KEXEC_DOWNTIME_S, REBOOT_DOWNTIME_S
 from bootscope.model import Outcome
 from bootscope.sources.accel import AccelChoice
 from bootscope.sources.ssh import first_error_line, parse_ssh_url
@@ -141,7 +141,7 @@ class SshWorkload:
             self.plan = replace(plan, base_cmdline=cmdline.strip())
         if plan.console is None:
             notes.append(
-                "no --console: the firmware, the boot loader and kexec_downtime_s are not measured,"
+                f"no --console: the firmware, the boot loader and {KEXEC_DOWNTIME_S} are not measured,"
                 " and a machine that does not come back leaves no console lines"
             )
         machine.start()
