@@ -39,7 +39,7 @@ from bootscope.store import Store
 
 BOOTSCOPE = (sys.executable, "-m", "bootscope")
 UP_WAIT_S = 600.0  # a TCG boot of the image on a loaded 2-core host
-RUN_TIMEOUT = "400"  # seconds a reboot may take before it counts as a timeout
+RUN_TIMEOUT = "900"  # seconds a reboot may take before it counts as a timeout (a TCG guest on a busy host)
 
 
 @dataclass(frozen=True, slots=True)
