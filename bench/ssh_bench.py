@@ -111,7 +111,7 @@ several times over). Bare reboot = the machine's own time from the order to SSH 
 time from the order to the new kernel's banner on the console, plus the new kernel's journal time of
 `Started ssh.service`. Measured = `reboot_downtime_s`.
 
-| variant | `reboot_downtime_s` (s) | order -> banner (s) | banner -> sshd started (s) | bare (s) | overhead (s) |
+| variant | `reboot_downtime_s` (s) | order -> banner (s) | banner -> sshd (s) | bare (s) | overhead (s) |
 | --- | --- | --- | --- | --- | --- |
 {table}
 
