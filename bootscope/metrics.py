@@ -47,6 +47,8 @@ KEXEC_LOAD_S = "kexec_load_s"
 INITRD_S = "initrd_s"
 SYSTEMD_USERSPACE_S = "systemd_userspace_s"
 LOGIN_PROMPT_S = "login_prompt_s"
+REBOOT_DOWNTIME_S = "reboot_downtime_s"
+REBOOT_SHUTDOWN_S = "reboot_shutdown_s"
 LATENCY_MAX_US = "latency_max_us"
 LATENCY_P99_US = "latency_p99_us"
 LATENCY_P999_US = "latency_p999_us"
@@ -87,7 +89,7 @@ _TABLE = (
         "s",
         Clock.GUEST_PRINTK,
         "guest printk time of the line 'Run /init as init process' (or /sbin/init and kin).",
-        workloads=("boot", "kexec"),
+        workloads=("boot", "kexec", "ssh"),
     ),
     Metric(
         USERSPACE_S,
@@ -113,8 +115,10 @@ _TABLE = (
         KEXEC_DOWNTIME_S,
         "s",
         Clock.HOST_MONOTONIC,
-        "host time from the old kernel's last line before 'kexec -e' to the new kernel's marker.",
-        workloads=("kexec",),
+        "host time from the old kernel's last line before 'kexec -e' to the new kernel's marker (a"
+        " machine over SSH with --console: from the old kernel's last console line before the new"
+        " kernel's banner to the new kernel's 'Run /init as init process' console line).",
+        workloads=("kexec", "ssh"),
     ),
     Metric(
         KEXEC_BLIND_S,
@@ -138,6 +142,7 @@ _TABLE = (
         "guest printk time from 'Run /init as init process' to the last 'systemd[1]: systemd VERSION"
         " running in system mode' line (the real root's systemd starting; needs systemd.log_target=kmsg,"
         " which image variants set): the initramfs's whole time.",
+        workloads=("boot", "ssh"),
     ),
     Metric(
         SYSTEMD_USERSPACE_S,
@@ -145,6 +150,23 @@ _TABLE = (
         Clock.GUEST_PRINTK,
         "guest printk time from the real root's 'systemd[1]: systemd VERSION running in system mode'"
         " line to systemd's 'systemd[1]: Startup finished in ...' line (no start job left).",
+        workloads=("boot", "ssh"),
+    ),
+    Metric(
+        REBOOT_DOWNTIME_S,
+        "s",
+        Clock.HOST_MONOTONIC,
+        "host time from the moment the machine confirmed the reboot order (the ssh command that gave"
+        " it returned) to the end of the first ssh command that ran on the new boot (a new boot id).",
+        workloads=("ssh",),
+    ),
+    Metric(
+        REBOOT_SHUTDOWN_S,
+        "s",
+        Clock.HOST_MONOTONIC,
+        "host time from the moment the machine confirmed the reboot order to the start of the first"
+        " ssh probe that found SSH no longer answering (the old system's shutdown, seen from outside).",
+        workloads=("ssh",),
     ),
     Metric(
         LOGIN_PROMPT_S,
@@ -183,6 +205,15 @@ LATENCY_METRICS = (LATENCY_MAX_US, LATENCY_P99_US, LATENCY_P999_US, LATENCY_P999
 LATENCY_COMPARED_METRICS = (LATENCY_P999_US, LATENCY_P9999_US, LATENCY_MAX_US)
 # A kexec reboot's metrics, in the order reports show them.
 KEXEC_METRICS = (KEXEC_DOWNTIME_S, KEXEC_BLIND_S, KEXEC_LOAD_S, KERNEL_INIT_S)
+# A machine rebooted over SSH: the reboot seen from outside, then the new boot from its own journal.
+SSH_METRICS = (
+    REBOOT_DOWNTIME_S,
+    REBOOT_SHUTDOWN_S,
+    KEXEC_DOWNTIME_S,
+    KERNEL_INIT_S,
+    INITRD_S,
+    SYSTEMD_USERSPACE_S,
+)
 # The metric that decides --until precise for a boot run (seed 000 times the boot to the shell).
 BOOT_STOP_METRIC = USERSPACE_S
 # The default metric of compare and friends: the kernel's own time to init.

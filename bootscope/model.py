@@ -36,6 +36,8 @@ class Outcome(StrEnum):
     PANIC = "panic"
     QEMU_ERROR = "qemu-error"
     KEXEC_ERROR = "kexec-error"
+    REBOOT_ERROR = "reboot-error"  # an SSH target: the reboot could not be ordered or did not happen
+    LOG_MISSING = "log-missing"  # an SSH target came back, but its journal lacks this boot
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +147,10 @@ class Metrics:
     initrd_s: float | None = None
     systemd_userspace_s: float | None = None
     login_prompt_s: float | None = None
+    # A machine rebooted over SSH (bootscope.lab.ssh_workload), on the host clock: order -> SSH back,
+    # and order -> SSH no longer answering.
+    reboot_downtime_s: float | None = None
+    reboot_shutdown_s: float | None = None
     # Latency workload (bootscope latency run): the worst thread of one tool run, in us.
     latency_max_us: float | None = None
     latency_p99_us: float | None = None

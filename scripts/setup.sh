@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs everything bootscope needs on a fresh Debian machine: the Debian packages (QEMU, busybox,
 # kexec-tools, rt-tests, debootstrap for system images, Chromium for the browser tests, PostgreSQL for
-# the store tests, qemu-img for disk images, pgrep and git used by tests) and a virtualenv
+# the store tests, qemu-img for disk images, pgrep and git used by tests, the ssh client and socat for
+# the SSH target and its serial console) and a virtualenv
 # in .venv with the package and its development tools. Safe to run again: it skips what is there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(python3 python3-venv python3-pip qemu-system-x86 busybox-static kexec-tools rt-tests rtla stress-ng cpio
-  debootstrap zstd xz-utils chromium fonts-dejavu-core postgresql e2fsprogs qemu-utils procps git)
+  debootstrap zstd xz-utils chromium fonts-dejavu-core postgresql e2fsprogs qemu-utils procps git
+  openssh-client socat)
 need_apt=()
 for pkg in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_apt+=("$pkg")

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings
-from kernel_pin import TEST_IMAGE, KernelPinError, pinned_cloud_kernel
+from kernel_pin import TEST_IMAGE, TEST_IMAGE_PACKAGES, KernelPinError, pinned_cloud_kernel
 from skip_guard import register as register_skip_guard
+from ssh_keys import ssh_test_key
 
 DATA = Path(__file__).parent / "data"
 pytest_plugins = ["pytester"]  # for test_skip_guard.py
@@ -52,15 +53,21 @@ def cloud_kernel(request: pytest.FixtureRequest) -> Path:
     return image
 
 
-
-
 @pytest.fixture(scope="session")
 def default_image() -> object:
-    """The default system image (``bootscope image build`` with no options), built once into the
-    user's cache by bootscope itself and reused while its recipe is unchanged. A machine that cannot
-    build it (not root, no debootstrap, no mirror) fails the tests that need it."""
+    """The test system image (``bootscope image build`` with openssh-server, kexec-tools and the test
+    key, so that the SSH target tests can serve it too), built once into the user's cache by bootscope
+    itself and reused while its recipe is unchanged. A machine that cannot build it (not root, no
+    debootstrap, no mirror) fails the tests that need it."""
     from bootscope.sources.image import build_image, make_recipe
 
-    recipe = make_recipe(suite="bookworm", packages=(), ssh_key_file=None, size="2G", kernel="debian:cloud")
+    key = ssh_test_key()
+    recipe = make_recipe(
+        suite="bookworm",
+        packages=TEST_IMAGE_PACKAGES,
+        ssh_key_file=key.with_suffix(".pub"),
+        size="2G",
+        kernel="debian:cloud",
+    )
     image, _cached = build_image(TEST_IMAGE, recipe)
     return image

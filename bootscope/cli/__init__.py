@@ -49,6 +49,7 @@ COMMANDS: dict[str, Command] = {
     "plot": Command("report_cmd", "plot", "Write a 16:9 picture of a boot or a metric."),
     "image": Command("image_cmd", "app", "Build and list bootable Debian system images.", group=True),
     "latency": Command("latency_cmd", "app", "Real-time latency: cyclictest, oslat, rtla.", group=True),
+    "target": Command("target_cmd", "app", "Check that a machine over SSH can be measured.", group=True),
     "worker": Command("worker_cmd", "worker", "Serve boot slots to a Dask scheduler (run --executor)."),
     "fleet": Command(
         "fleet_cmd", "app", "Import the boot logs of many hosts; query and compare them.", group=True

@@ -92,3 +92,76 @@ def list_() -> None:
             escape(str(image.disk)),
         )
     out.print(table)
+
+
+@app.command("serve")
+def serve(
+    name: Annotated[str, typer.Argument(help="The image to serve (built with openssh-server).")],
+    ssh_port: Annotated[
+        int, typer.Option("--ssh-port", help="Host port on 127.0.0.1 forwarded to the guest's SSH port.")
+    ],
+    console_socket: Annotated[
+        Path | None,
+        typer.Option(
+            "--console-socket", help="UNIX socket for the serial console (socat - UNIX-CONNECT:PATH)."
+        ),
+    ] = None,
+    mem: Annotated[int, typer.Option("--mem", help="Guest memory in MiB.")] = 1024,
+    smp: Annotated[int, typer.Option("--smp", help="vCPUs.")] = 1,
+    accel: Annotated[str, typer.Option("--accel", help="tcg or kvm.")] = "tcg",
+    append: Annotated[str, typer.Option("--append", help="Kernel command line to add.")] = "",
+    known_hosts: Annotated[
+        Path | None,
+        typer.Option(
+            "--known-hosts", help="Write the image's SSH host keys (read from its disk) to this file."
+        ),
+    ] = None,
+) -> None:
+    """Boot an image in QEMU as a long-lived machine that reboots like hardware, SSH on 127.0.0.1:PORT,
+    until Ctrl-C or SIGTERM (exit 0); 3 if QEMU fails."""
+    import signal
+    import threading
+
+    from bootscope.sources.image import find_image
+    from bootscope.sources.serve import ServeConfig, known_hosts_lines
+    from bootscope.sources.serve import serve as serve_image
+
+    out = output_console()
+    err = error_console()
+    image = find_image(name)
+    if "openssh-server" not in image.recipe.packages:
+        err.print(
+            f"note: image {escape(name)} has no openssh-server: nothing will answer on port {ssh_port}"
+            " (build it with --packages openssh-server,kexec-tools --ssh-key KEY.pub)"
+        )
+    config = ServeConfig(
+        ssh_port=ssh_port,
+        console_socket=console_socket.expanduser().resolve() if console_socket else None,
+        mem_mb=mem,
+        smp=smp,
+        accel=accel,
+        append=append,
+    )
+    if known_hosts is not None:
+        known_hosts.write_text("\n".join(known_hosts_lines(image, ssh_port)) + "\n")
+        err.print(f"host keys of {escape(name)} written to {escape(str(known_hosts))}")
+    stop = threading.Event()
+
+    def on_signal(signum: int, _frame: object) -> None:
+        stop.set()
+
+    def on_started(pid: int, _argv: list[str]) -> None:
+        console = f", console: socat - UNIX-CONNECT:{config.console_socket}" if config.console_socket else ""
+        out.print(
+            f"serving image {escape(name)} (QEMU pid {pid}, {accel}): ssh -p {ssh_port} root@127.0.0.1"
+            f"{escape(console)}; it reboots like hardware and stays up until Ctrl-C or SIGTERM",
+            soft_wrap=True,
+        )
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        how = serve_image(image, config, on_started, stop.is_set)
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+    out.print(f"image {escape(name)}: {how}; QEMU stopped")

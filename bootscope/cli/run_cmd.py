@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from bootscope import defaults
-from bootscope.cli import options
+from bootscope.cli import options, ssh_run
 from bootscope.cli.console import error_console, output_console
 from bootscope.cli.signals import stop_on_signals
 from bootscope.errors import InputError
@@ -23,7 +23,8 @@ def run(
     kernel: Annotated[
         str | None,
         typer.Argument(
-            help="bzImage path or debian:cloud|amd64|rt|linux-image-<...> (optional with --plan)."
+            help="bzImage path or debian:cloud|amd64|rt|linux-image-<...> (optional with --plan), or"
+            " ssh://USER@HOST[:PORT]: reboot that machine over SSH."
         ),
     ] = None,
     samples: Annotated[
@@ -98,9 +99,51 @@ def run(
     reprobe: Annotated[
         bool, typer.Option("--reprobe", help="--accel auto: probe KVM again, not the remembered answer.")
     ] = False,
+    reboot: ssh_run.Reboot = None,
+    console: ssh_run.ConsoleCmd = None,
+    console_device: ssh_run.ConsoleDevice = None,
+    baud: ssh_run.Baud = 115200,
+    identity: ssh_run.Identity = None,
+    known_hosts: ssh_run.KnownHosts = None,
+    target_kernel: ssh_run.TargetKernel = None,
+    reuse_cmdline: ssh_run.ReuseCmdline = True,
+    no_checks: ssh_run.NoChecks = False,
+    yes_this_machine: ssh_run.YesThisMachine = False,
 ) -> None:
-    """Boot a kernel (and variants) many times in QEMU, interleaved, and store every boot."""
+    """Boot a kernel (and variants) many times in QEMU, interleaved, and store every boot; or reboot
+    a machine over SSH (ssh://USER@HOST), reboot after reboot."""
     as_json = options.output_format(fmt, as_json) == "json"
+    if kernel is not None and kernel.startswith("ssh://"):
+        ssh_run.run_ssh(
+            ssh_run.SshOptions(
+                target=kernel,
+                reboot=reboot,
+                console=console,
+                console_device=console_device,
+                baud=baud,
+                identity=identity,
+                known_hosts=known_hosts,
+                kernel=target_kernel,
+                initrd=initrd,
+                append=append,
+                reuse_cmdline=reuse_cmdline,
+                no_checks=no_checks,
+                yes_this_machine=yes_this_machine,
+                variants=tuple(variant or ()),
+                samples=samples,
+                warmup=warmup,
+                seed=seed,
+                timeout=timeout,
+            ),
+            db,
+            as_json,
+        )
+        return
+    if reboot or console or console_device or identity or known_hosts or target_kernel or no_checks:
+        raise InputError(
+            "--reboot, --console, --console-device, --identity, --known-hosts, --kernel and --no-checks"
+            " are for an ssh:// target"
+        )
     out = output_console()
     err = error_console()
     # Imported here, not at the top: they pull in scipy and sqlalchemy, and every other command's

@@ -16,11 +16,12 @@ from bootscope.lab.kexec_plan import KexecPlan
 from bootscope.lab.plan import Plan
 from bootscope.lab.progress import Reporter
 from bootscope.lab.runner import RunResult
+from bootscope.lab.ssh_plan import SshPlan
 from bootscope.lab.stopping import StopRule
 from bootscope.lab.target import LocalQemu, Target
 from bootscope.store import Store
 
-__all__ = ["RunResult", "resume_experiment", "start_experiment", "start_kexec"]
+__all__ = ["RunResult", "resume_experiment", "start_experiment", "start_kexec", "start_ssh"]
 
 
 def start_experiment(
@@ -75,3 +76,18 @@ def start_kexec(
     stored kernels, ``notes`` name ignored options). Raises like :func:`start_experiment`."""
     workload = KexecWorkload(plan)
     return runner.start(workload, target or LocalQemu(), store, reporter, None, cancel, reprobe, executor)
+
+
+def start_ssh(
+    plan: SshPlan,
+    store: Store,
+    reporter: Reporter | None = None,
+    cancel: threading.Event | None = None,
+) -> RunResult:
+    """Create an SSH reboot experiment for ``plan`` and reboot the machine slot by slot, every reboot
+    stored as soon as it is read back; return how it ended. Raises BootError/InputError before
+    anything is stored (SSH refuses, kexec cannot load, the machine is this one), BootError after
+    storing a reboot the machine did not come back from, KeyboardInterrupt on Ctrl-C."""
+    from bootscope.lab.ssh_workload import SshWorkload  # the SSH client side: only when it runs
+
+    return runner.start(SshWorkload(plan), LocalQemu(), store, reporter, None, cancel)

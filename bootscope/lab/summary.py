@@ -17,6 +17,7 @@ from bootscope.metrics import (
     IMAGE_COMPARED_METRICS,
     IMAGE_SUMMARY_METRICS,
     KEXEC_METRICS,
+    SSH_METRICS,
     SUMMARY_METRICS,
     unit_of,
 )
@@ -142,6 +143,8 @@ def workload_metrics(plan: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple[st
     run's."""
     if plan.get("workload") == "kexec" or plan.get("command") == "kexec":
         return KEXEC_METRICS, KEXEC_METRICS
+    if plan.get("workload") == "ssh":  # a machine rebooted over SSH
+        return SSH_METRICS, SSH_METRICS
     variants = plan.get("variants") or []
     if variants and all(isinstance(v, dict) and v.get("image") for v in variants):
         return IMAGE_SUMMARY_METRICS, IMAGE_COMPARED_METRICS

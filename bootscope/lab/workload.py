@@ -133,11 +133,13 @@ def workload_from_document(document: Mapping[str, Any]) -> Workload:
     from bootscope.lab.boot import BootWorkload
     from bootscope.lab.kexec import KexecWorkload
     from bootscope.lab.latency_workload import LatencyWorkload
+    from bootscope.lab.ssh_workload import SshWorkload
 
     factories: dict[str, WorkloadFactory] = {
         BootWorkload.kind: BootWorkload.from_document,
         KexecWorkload.kind: KexecWorkload.from_document,
         LatencyWorkload.kind: LatencyWorkload.from_document,
+        SshWorkload.kind: SshWorkload.from_document,
     }
     kind = str(document.get("workload", BootWorkload.kind))
     if kind not in factories:

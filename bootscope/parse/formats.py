@@ -18,6 +18,10 @@ from bootscope.model import LogLine
 FORMATS = ("dmesg", "kmsg", "journal", "journal-json", "grabserial", "syslog")
 
 BOUNDARY = None  # yielded between boots when the format marks the boundary itself
+# A stored SSH boot keeps the machine's serial console after its journal, each line behind this
+# prefix (bootscope.lab.ssh_collect): such lines stay untimed in every format and do not count when
+# the format is detected, so the console's printk stamps never mix with the journal's.
+CONSOLE_PREFIX = "console| "
 
 ParsedItem = LogLine | None
 Warn = Callable[[str], None]
@@ -64,7 +68,10 @@ def parse_dmesg(lines: Iterable[str], warn: Warn) -> Iterator[ParsedItem]:
     for line in lines:
         m = match(line)
         if m is None:
-            yield from _untimed_or_embedded(line)
+            if line.startswith(CONSOLE_PREFIX):
+                yield LogLine(line)
+            else:
+                yield from _untimed_or_embedded(line)
             continue
         level_text, stamp, caller = m.groups()
         if level_text is None:
@@ -297,6 +304,8 @@ def stamped_format(sample: list[str]) -> str | None:
     """Return the format name whose stamps most lines of ``sample`` carry, None if no line has one."""
     counts = dict.fromkeys(PARSERS, 0)
     for line in sample:
+        if line.startswith(CONSOLE_PREFIX):
+            continue
         if line.startswith("{") and "__MONOTONIC_TIMESTAMP" in line:
             counts["journal-json"] += 1
         elif _KMSG.match(line):

@@ -244,7 +244,7 @@ def _build_into(staging: Path, recipe: ImageRecipe, mirror: str, say: Progress) 
         timeout_s=defaults.IMAGE_BUILD_TIMEOUT_S,
     )
     say("debootstrap done: adding bootscope's files")
-    write_guest_files(root, recipe.ssh_key)
+    write_guest_files(root, recipe.ssh_key, recipe.packages)
     for junk in ("var/cache/apt/archives", "var/lib/apt/lists"):
         for path in (root / junk).glob("*"):
             if path.is_file():

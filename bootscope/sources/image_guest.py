@@ -15,7 +15,10 @@ from pathlib import Path
 
 from bootscope import defaults
 
-RECIPE_VERSION = 2
+# 2: an image with openssh-server gets systemd-networkd (DHCP on every Ethernet link) and kexec-tools
+# is told not to take over reboots.
+# 3: bootscope-delay.service, a known delay switched on from the kernel command line.
+RECIPE_VERSION = 3
 HOSTNAME = "bootscope"
 COLLECTOR_UNIT = "bootscope-collect.service"
 DELAY_UNIT = "bootscope-delay.service"
@@ -79,16 +82,23 @@ done
 """
 
 
-def _collector_script() -> str:
+_NETWORK = """[Match]
+Name=en* eth*
+
+[Network]
+DHCP=ipv4
+"""
+
+
+def collector_commands(wait_s: int = COLLECT_WAIT_S) -> str:
+    """Return the shell commands that wait up to ``wait_s`` for systemd to finish the boot and print
+    its accounting between bootscope's markers (the collector's body; the SSH target runs it too)."""
     section = defaults.COLLECT_SECTION
     properties = ",".join(UNIT_PROPERTIES)
     # The leading newline ends the getty's prompt line ("bootscope login: " has none) so that the
     # begin marker starts a line of its own. Every command's stderr goes to the console too: a
     # "Bootup is not yet finished" is a result to record.
-    return f"""#!/bin/sh
-# bootscope-collect: systemd's boot accounting on the console, between markers (bootscope image).
-exec >/dev/console 2>&1
-state=$(timeout {COLLECT_WAIT_S} systemctl is-system-running --wait)
+    return f"""state=$(timeout {wait_s} systemctl is-system-running --wait)
 echo
 echo "{defaults.COLLECT_BEGIN}"
 echo "{section} state"
@@ -107,10 +117,19 @@ echo "{defaults.COLLECT_END}"
 """
 
 
-def write_guest_files(root: Path, ssh_key: str | None) -> None:
+def _collector_script() -> str:
+    return f"""#!/bin/sh
+# bootscope-collect: systemd's boot accounting on the console, between markers (bootscope image).
+exec >/dev/console 2>&1
+{collector_commands()}"""
+
+
+def write_guest_files(root: Path, ssh_key: str | None, packages: tuple[str, ...] = ()) -> None:
     """Write bootscope's configuration into the Debian tree ``root``: fstab (root on /dev/vda), host
-    name, a getty on ttyS0, the collector unit and the delay unit (both enabled) and, when given,
-    root's authorized SSH key.
+    name, a getty on ttyS0, the collector unit and the delay unit (both enabled), when given root's
+    authorized SSH key and, for an image with ``openssh-server`` among its ``packages``, DHCP on every
+    Ethernet link (systemd-networkd), so that ``bootscope image serve`` can forward a port to its SSH
+    server.
     Raises OSError if the tree cannot be written."""
     etc = root / "etc"
     (etc / "fstab").write_text("/dev/vda / ext4 rw,errors=remount-ro 0 0\n")
@@ -139,6 +158,30 @@ def write_guest_files(root: Path, ssh_key: str | None) -> None:
         keys = ssh_dir / "authorized_keys"
         keys.write_text(ssh_key.strip() + "\n")
         keys.chmod(0o600)
+    if "openssh-server" in packages:
+        _write_network(root)
+    if "kexec-tools" in packages:
+        # Debian's kexec-tools can load a kernel at every reboot (LOAD_KEXEC): a firmware reboot must
+        # stay one, and bootscope loads the kernel itself for a kexec reboot.
+        (etc / "default" / "kexec").write_text("LOAD_KEXEC=false\nUSE_GRUB_CONFIG=false\n")
+
+
+def _write_network(root: Path) -> None:
+    """DHCP on every Ethernet link with systemd-networkd (part of Debian's systemd package)."""
+    network = root / "etc" / "systemd" / "network"
+    network.mkdir(parents=True, exist_ok=True)
+    (network / "20-bootscope.network").write_text(_NETWORK)
+    systemd = root / "etc" / "systemd" / "system"
+    _enable(
+        systemd / "multi-user.target.wants",
+        "systemd-networkd.service",
+        "/lib/systemd/system/systemd-networkd.service",
+    )
+    _enable(
+        systemd / "sockets.target.wants",
+        "systemd-networkd.socket",
+        "/lib/systemd/system/systemd-networkd.socket",
+    )
 
 
 def _enable(wants: Path, name: str, target: str) -> None:

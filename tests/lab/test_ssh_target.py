@@ -1,0 +1,371 @@
+"""The SSH target on a real Debian machine: the test image (openssh-server, kexec-tools, the test key;
+tests/conftest.py) served ONCE for the whole session by `bootscope image serve` (QEMU under TCG,
+127.0.0.1:PORT forwarded to its SSH port, its serial console on a UNIX socket), measured as any
+machine with `bootscope run ssh://...`: kexec reboots with an A/B over --append, firmware reboots,
+a bad host key refused, `target check`, and a machine that never comes back (QEMU stopped mid-run).
+Every stored breakdown is checked against the guest's own journal, read over SSH by the test, and
+every downtime against the console's host stamps stored with the boot."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from kernel_pin import TEST_IMAGE
+from ssh_keys import ssh_test_key
+
+from bootscope.lab.ssh_collect import split_console
+from bootscope.lab.ssh_reboot import console_marks
+from bootscope.lab.stored import analyze_stored_boot
+from bootscope.metrics import (
+    INITRD_S,
+    KERNEL_INIT_S,
+    KEXEC_DOWNTIME_S,
+    REBOOT_DOWNTIME_S,
+    REBOOT_SHUTDOWN_S,
+    SYSTEMD_USERSPACE_S,
+)
+from bootscope.store import Store
+
+BOOTSCOPE = (sys.executable, "-m", "bootscope")
+UP_WAIT_S = 600.0  # a TCG boot of the image on a loaded 2-core host
+RUN_TIMEOUT = "900"  # seconds a reboot may take before it counts as a timeout (a TCG guest on a busy host)
+
+
+@dataclass(frozen=True, slots=True)
+class Served:
+    port: int
+    console_socket: Path
+    known_hosts: Path
+    key: Path
+    qemu_pid: int
+
+    @property
+    def url(self) -> str:
+        return f"ssh://root@127.0.0.1:{self.port}"
+
+    def ssh_args(self) -> list[str]:
+        return ["--identity", str(self.key), "--known-hosts", str(self.known_hosts)]
+
+    def console(self) -> str:
+        return f"socat -u UNIX-CONNECT:{self.console_socket} -"
+
+    def run(self, command: str, timeout_s: float = 120.0) -> subprocess.CompletedProcess[str]:
+        argv = [
+            "ssh",
+            "-o",
+            "BatchMode=yes",
+            "-o",
+            "StrictHostKeyChecking=yes",
+            "-o",
+            f"UserKnownHostsFile={self.known_hosts}",
+            "-o",
+            "IdentitiesOnly=yes",
+            "-o",
+            "ConnectTimeout=5",
+            "-i",
+            str(self.key),
+            "-p",
+            str(self.port),
+            "root@127.0.0.1",
+            command,
+        ]
+        return subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, check=False)
+
+    def wait_up(self) -> None:
+        deadline = time.monotonic() + UP_WAIT_S
+        while time.monotonic() < deadline:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                if self.run("systemctl is-system-running --wait", 300).stdout.strip() in (
+                    "running",
+                    "degraded",
+                ):
+                    return
+            time.sleep(2)
+        pytest.fail(f"the served machine did not answer SSH within {UP_WAIT_S:g} s")
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def served(default_image: object, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """The test image served once for the session; stopped (SIGTERM) at its end."""
+    where = tmp_path_factory.mktemp("served")
+    port = _free_port()
+    socket_path = where / "console.sock"
+    known_hosts = where / "known_hosts"
+    proc = subprocess.Popen(
+        [
+            *BOOTSCOPE,
+            "image",
+            "serve",
+            TEST_IMAGE,
+            "--ssh-port",
+            str(port),
+            "--console-socket",
+            str(socket_path),
+            "--known-hosts",
+            str(known_hosts),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    assert proc.stdout is not None
+    first = proc.stdout.readline()
+    assert "QEMU pid" in first, first + (proc.stderr.read() if proc.stderr else "")
+    qemu_pid = int(first.split("QEMU pid ")[1].split(",")[0])
+    machine = Served(port, socket_path, known_hosts, ssh_test_key(), qemu_pid)
+    try:
+        machine.wait_up()
+        yield machine
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(qemu_pid, signal.SIGCONT)
+        proc.send_signal(signal.SIGTERM)
+        rest, _ = proc.communicate(timeout=60)
+        assert proc.returncode == 0 and "stopped on request; QEMU stopped" in rest, rest
+
+
+def _bootscope(*args: str, timeout_s: float = 3000) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*BOOTSCOPE, *args], capture_output=True, text=True, timeout=timeout_s, check=False)
+
+
+def _journal_of(served: Served, boot_id: str) -> list[str]:
+    boot = boot_id.replace("-", "")
+    done = served.run(f"journalctl -b {boot} -o short-monotonic -q --no-pager _TRANSPORT=kernel + _PID=1")
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+def _stamp(lines: list[str], text: str) -> float:
+    """The monotonic stamp of the first journal line holding ``text``, read by the test itself."""
+    line = next(line for line in lines if text in line)
+    return float(line[1 : line.index("]")].strip())
+
+
+def _check_against_journal(served: Served, db: Path, experiment: int, kexec: bool) -> list[dict[str, str]]:
+    """Check every stored boot against the guest's own journal and the console's host stamps; return
+    each boot's facts (boot id, command line) as stored."""
+    facts_seen = []
+    with Store.open(str(db)) as store:
+        boots = store.boots(experiment)
+        for boot in boots:
+            assert boot.outcome == "ok", boot.reason
+            lines = store.boot_log(experiment, boot.index)
+            facts = {
+                line.text.split(" ", 2)[1]: line.text.split(" ", 2)[2]
+                for line in lines
+                if line.text.startswith("BOOTSCOPE-SSH-FACT ") and line.text.count(" ") >= 2
+            }
+            facts_seen.append(facts)
+            journal = _journal_of(served, facts["boot_id"])
+            init_s = _stamp(journal, "Run /init as init process")
+            systemd_s = _stamp(journal, "running in system mode")
+            finished_s = _stamp(journal, "Startup finished in")
+            assert boot.metrics[KERNEL_INIT_S] == pytest.approx(init_s, abs=1e-6)
+            assert boot.metrics[INITRD_S] == pytest.approx(systemd_s - init_s, abs=1e-5)
+            assert boot.metrics[SYSTEMD_USERSPACE_S] == pytest.approx(finished_s - systemd_s, abs=1e-5)
+            assert boot.kernel_release == served.run("uname -r").stdout.strip()
+            # The one stored-boot analysis (analyze/report/trace --run) gives the same numbers.
+            again = analyze_stored_boot(store, experiment, boot.index)
+            assert again.analysis.format == "journal"
+            assert again.analysis.breakdown.metrics.kernel_init_s == boot.metrics[KERNEL_INIT_S]
+            # Host clock: ordered <= old kernel's last console line <= new banner <= Run /init <= SSH back.
+            console = split_console(lines)
+            marks = console_marks(console)
+            assert boot.host_start_ns is not None and marks.banner_ns is not None and marks.init_ns
+            back_ns = boot.host_start_ns + boot.metrics[REBOOT_DOWNTIME_S] * 1e9
+            assert boot.host_start_ns <= marks.banner_ns <= marks.init_ns <= back_ns
+            assert 0 <= boot.metrics[REBOOT_SHUTDOWN_S] < boot.metrics[REBOOT_DOWNTIME_S]
+            start_ns = boot.host_start_ns
+            between = [line.text for line in console if start_ns <= (line.host_ns or 0) < marks.banner_ns]
+            if kexec:
+                assert marks.last_old_ns is not None
+                seen_s = (marks.init_ns - marks.last_old_ns) / 1e9
+                assert boot.metrics[KEXEC_DOWNTIME_S] == pytest.approx(seen_s, abs=1e-5)
+                assert any("Starting new kernel" in text for text in between)
+                assert not any("Restarting system" in text for text in between)
+            else:
+                assert KEXEC_DOWNTIME_S not in boot.metrics
+                # kernel/reboot.c: the old kernel hands over to the firmware, not to a new kernel
+                assert any("reboot: Restarting system" in text for text in between)
+                assert not any("Starting new kernel" in text for text in between)
+    return facts_seen
+
+
+@pytest.mark.boot
+@pytest.mark.timeout(2400)
+def test_kexec_reboots_with_an_append_ab_agree_with_the_guest_journal(served: Served, tmp_path: Path) -> None:
+    db = tmp_path / "kexec.db"
+    done = _bootscope(
+        "run",
+        served.url,
+        *served.ssh_args(),
+        "--console",
+        served.console(),
+        "--reboot",
+        "kexec",
+        "-n",
+        "1",
+        "--seed",
+        "3",
+        "--timeout",
+        RUN_TIMEOUT,
+        "--format",
+        "json",
+        "--db",
+        str(db),
+        "--variant",
+        "base:",
+        "--variant",
+        "a:append=bootscope.ab=a",
+        "--variant",
+        "b:append=bootscope.ab=b",
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    document = json.loads(done.stdout)
+    assert [v["name"] for v in document["variants"]] == ["base", "a", "b"]
+    assert all(v["ok"] == 1 for v in document["variants"])
+    with Store.open(str(db)) as store:
+        variants = {boot.index: boot.variant for boot in store.boots(1)}
+    facts = _check_against_journal(served, db, 1, kexec=True)
+    assert len({f["boot_id"] for f in facts}) == 3  # three new boots
+    for (index, variant), seen in zip(sorted(variants.items()), facts, strict=True):
+        words = seen["cmdline"].split()
+        assert index >= 1
+        if variant == "base":
+            assert not any(word.startswith("bootscope.ab=") for word in words)
+        else:
+            assert words.count(f"bootscope.ab={variant}") == 1  # added once, never piled up
+    compared = _bootscope("compare", "1", "--metric", REBOOT_DOWNTIME_S, "--db", str(db))
+    assert compared.returncode in (0, 1), compared.stderr
+
+
+@pytest.mark.boot
+@pytest.mark.timeout(2400)
+def test_firmware_reboots_go_through_seabios_and_agree_with_the_journal(
+    served: Served, tmp_path: Path
+) -> None:
+    db = tmp_path / "reboot.db"
+    done = _bootscope(
+        "run",
+        served.url,
+        *served.ssh_args(),
+        "--console",
+        served.console(),
+        "--reboot",
+        "reboot",
+        "-n",
+        "2",
+        "--seed",
+        "4",
+        "--timeout",
+        RUN_TIMEOUT,
+        "--format",
+        "json",
+        "--db",
+        str(db),
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    facts = _check_against_journal(served, db, 1, kexec=False)
+    assert len(facts) == 2 and len({f["boot_id"] for f in facts}) == 2
+
+
+@pytest.mark.boot
+@pytest.mark.timeout(2400)
+def test_target_check_and_a_bad_host_key_refused(served: Served, tmp_path: Path) -> None:
+    checked = _bootscope("target", "check", served.url, *served.ssh_args(), "--format", "json")
+    assert checked.returncode == 0, checked.stderr
+    statuses = {c["name"]: c["status"] for c in json.loads(checked.stdout)["checks"]}
+    assert statuses["reachable"] == statuses["kexec"] == statuses["journal"] == "ok"
+    assert statuses["printk.time"] == statuses["root"] == "ok"
+    # Another machine's host key under this address: refused before anything is stored.
+    other = tmp_path / "other_host_key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(other)], check=True)
+    kind, key = other.with_suffix(".pub").read_text().split()[:2]
+    wrong = tmp_path / "known_hosts"
+    wrong.write_text(f"[127.0.0.1]:{served.port} {kind} {key}\n")
+    db = tmp_path / "refused.db"
+    args = ["--identity", str(served.key), "--known-hosts", str(wrong)]
+    refused = _bootscope("run", served.url, *args, "-n", "1", "--db", str(db), timeout_s=300)
+    assert refused.returncode == 3, refused.stderr
+    assert "host key" in refused.stderr and "Traceback" not in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1
+    with Store.open(str(db)) as store:
+        assert store.list_experiments() == []
+    check_refused = _bootscope("target", "check", served.url, *args)
+    assert check_refused.returncode == 3 and "host key" in check_refused.stderr
+
+
+@pytest.mark.boot
+@pytest.mark.timeout(2400)
+def test_a_machine_that_never_comes_back_is_a_timeout_and_the_run_stops(
+    served: Served, tmp_path: Path
+) -> None:
+    console_copy = tmp_path / "console.txt"
+    db = tmp_path / "timeout.db"
+    console = f"{served.console()} | tee {console_copy}"
+    proc = subprocess.Popen(
+        [
+            *BOOTSCOPE,
+            "run",
+            served.url,
+            *served.ssh_args(),
+            "--console",
+            console,
+            "--reboot",
+            "kexec",
+            "-n",
+            "2",
+            "--seed",
+            "5",
+            "--timeout",
+            "60",
+            "--db",
+            str(db),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 600
+        while time.monotonic() < deadline:
+            if console_copy.exists() and "Starting new kernel" in console_copy.read_text(errors="replace"):
+                os.kill(served.qemu_pid, signal.SIGSTOP)  # the old kernel is gone; the new one never runs
+                break
+            time.sleep(0.05)
+        else:
+            pytest.fail("the reboot never reached kexec")
+        _out, err = proc.communicate(timeout=600)
+    finally:
+        os.kill(served.qemu_pid, signal.SIGCONT)
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 3, err[-2000:]
+    assert "did not come back" in err and "--resume" in err and "Traceback" not in err
+    with Store.open(str(db)) as store:
+        boots = store.boots(1)
+        assert len(boots) == 1  # the run stopped: no second reboot of an unreachable machine
+        (boot,) = boots
+        assert boot.outcome == "timeout" and "within 60 s" in boot.reason
+        assert "last console line" in boot.reason
+        shown = [line.text for line in split_console(store.boot_log(1, boot.index))]
+        assert any("Starting new kernel" in text for text in shown)
+        assert store.experiment(1).status == "interrupted"
