@@ -10,7 +10,14 @@ import pytest
 from bootscope.analyze import analyze_boot
 from bootscope.analyze.advisor import advise
 from bootscope.errors import InputError
-from bootscope.metrics import BOOT_LOG_DEFINITIONS, DEFINITIONS, UNITS
+from bootscope.metrics import (
+    BOOT_LOG_DEFINITIONS,
+    DEFINITIONS,
+    LATENCY_METRICS,
+    REBOOT_DOWNTIME_S,
+    REBOOT_SHUTDOWN_S,
+    UNITS,
+)
 from bootscope.model import LogLine
 from bootscope.parse import parse_log
 from bootscope.sources.files import read_text_lines
@@ -138,6 +145,10 @@ def test_definitions_cover_the_metrics() -> None:
         DEFINITIONS
     )
     assert set(UNITS) == set(DEFINITIONS)
-    # A boot log's metrics are all seconds; a latency run's are microseconds and never in a boot log.
+    # A boot log's metrics are all seconds; a latency run's are microseconds and never in a boot log,
+    # nor are the reboot times an SSH target measures from outside the machine.
     assert {UNITS[name] for name in BOOT_LOG_DEFINITIONS} == {"s"}
-    assert {UNITS[name] for name in set(DEFINITIONS) - set(BOOT_LOG_DEFINITIONS)} == {"us"}
+    assert {UNITS[name] for name in LATENCY_METRICS} == {"us"}
+    outside = {REBOOT_DOWNTIME_S, REBOOT_SHUTDOWN_S}
+    assert {UNITS[name] for name in outside} == {"s"}
+    assert set(DEFINITIONS) - set(BOOT_LOG_DEFINITIONS) == set(LATENCY_METRICS) | outside
