@@ -27,7 +27,13 @@ from bootscope.latency_model import IntArray
 from bootscope.model import Comparison, Outcome
 from bootscope.parse.latency_transcript import interrupt_counts, split_transcript
 from bootscope.stats.compare import Options
-from bootscope.stats.latency import RateRatio, exceedances, histogram_quantile, rate_ratio
+from bootscope.stats.latency import (
+    RateRatio,
+    exceedance_clustering,
+    exceedances,
+    histogram_quantile,
+    rate_ratio,
+)
 from bootscope.stats.latency_tail import GevFit, compare_run_statistics, gev_fit
 from bootscope.store import Store
 
@@ -162,6 +168,7 @@ def analyze_latency_experiment(
     if unequal:
         warnings.append(f"NOT LIKE FOR LIKE: the variants differ in {', '.join(unequal)}")
     variants: list[VariantTails] = []
+    per_run: dict[str, list[tuple[int, IntArray, int]]] = {}
     for variant in plan.variants:
         runs: list[RunTail] = []
         pooled = np.zeros(0, dtype=np.int64)
@@ -175,10 +182,14 @@ def analyze_latency_experiment(
                     pooled = np.concatenate([pooled, np.zeros(len(counts) - len(pooled), dtype=np.int64)])
                 pooled[: len(counts)] += counts
                 overflow += tail.overflow
+                per_run.setdefault(variant.name, []).append((record.index, counts, tail.overflow))
         variants.append(VariantTails(variant.name, tuple(runs), pooled, overflow))
         warnings += _variant_warnings(variants[-1])
     comparisons = _compare(variants, alpha, warnings)
     threshold, ratios = _exceedances(variants, threshold_us, 1 - alpha, warnings)
+    if threshold is not None:
+        for name, histograms in per_run.items():
+            warnings += _clustering(name, histograms, threshold, alpha)
     fits = {v.name: fit for v in variants if gev and (fit := _gev(v, 1 - alpha, warnings)) is not None}
     return LatencyRunsResult(
         experiment_id=experiment.id,
@@ -274,6 +285,28 @@ def _exceedances(
         except StatsError as error:
             warnings.append(f"{variant.name}: no exceedance rate ({error})")
     return threshold_us, ratios
+
+
+def _clustering(
+    variant: str, runs: Sequence[tuple[int, IntArray, int]], threshold_us: int, alpha: float
+) -> list[str]:
+    """Return a note when the variant's exceedances above ``threshold_us`` bunch in some runs (the
+    runs do not share one rate: a disturbed run, or an event that comes and goes), else nothing."""
+    try:
+        exceeded = [exceedances(counts, overflow, threshold_us) for _, counts, overflow in runs]
+        samples = [max(int(counts.sum()) + overflow, 1) for _, counts, overflow in runs]
+        found = exceedance_clustering(exceeded, samples)
+    except StatsError:
+        return []
+    if found is None or found.p >= alpha:
+        return []
+    busiest = [index for (index, _, _), k in zip(runs, exceeded, strict=True) if k == max(exceeded)]
+    return [
+        f"{variant}: exceedances above {threshold_us} us cluster: run {busiest[0]} holds "
+        f"{found.busiest_share:.0%} of them (counts per run {', '.join(map(str, found.counts))}; "
+        f"same-rate test p = {found.p:.3g}): a disturbed run or an event that comes and goes, not a "
+        "steady tail"
+    ]
 
 
 def _gev(variant: VariantTails, confidence: float, warnings: list[str]) -> GevFit | None:

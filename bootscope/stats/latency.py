@@ -151,3 +151,41 @@ def rate_ratio(k_a: int, n_a: int, k_b: int, n_b: int, confidence: float = 0.95)
     return RateRatio(
         k_a, n_a, k_b, n_b, ratio, to_ratio(low_pi) or 0.0, to_ratio(high_pi), p_value, confidence
     )
+
+
+# How many multinomial draws the exceedance-clustering test uses (seeded: the same data, the same p).
+CLUSTER_DRAWS = 4000
+CLUSTER_SEED = 20261123
+
+
+@dataclass(frozen=True, slots=True)
+class Clustering:
+    """Whether exceedances cluster in some runs: ``p`` of the exact conditional test that every run
+    shares one exceedance rate (small p: they do not, the exceedances bunch in some runs), the runs'
+    exceedance counts in run order, and the share of all exceedances that the busiest run holds."""
+
+    p: float
+    counts: tuple[int, ...]
+    busiest_share: float
+
+
+def exceedance_clustering(exceeded: list[int], samples: list[int]) -> Clustering | None:
+    """Test whether runs share one exceedance rate: ``exceeded[i]`` of ``samples[i]`` samples of run
+    i were above the threshold. Given the total, under a common rate the counts are multinomial with
+    probabilities proportional to the runs' sample counts; the statistic is Pearson's chi-square and
+    ``p`` the share of CLUSTER_DRAWS seeded draws at least as large (so it holds for small counts,
+    where the chi-square distribution does not). None with fewer than 2 runs or no exceedance.
+    Raises StatsError for mismatched or negative inputs."""
+    if len(exceeded) != len(samples) or any(k < 0 for k in exceeded) or any(n < 1 for n in samples):
+        raise StatsError("need one exceedance count and a positive sample count per run")
+    total = sum(exceeded)
+    if len(exceeded) < 2 or total == 0:
+        return None
+    weights = np.asarray(samples, dtype=np.float64) / float(sum(samples))
+    expected = total * weights
+    observed = np.asarray(exceeded, dtype=np.float64)
+    statistic = float(np.sum((observed - expected) ** 2 / expected))
+    draws = np.random.default_rng(CLUSTER_SEED).multinomial(total, weights, size=CLUSTER_DRAWS)
+    simulated = np.sum((draws - expected) ** 2 / expected, axis=1)
+    p = float((np.sum(simulated >= statistic - 1e-9) + 1) / (CLUSTER_DRAWS + 1))
+    return Clustering(p, tuple(exceeded), max(exceeded) / total)

@@ -283,3 +283,36 @@ def test_ten_runs_give_a_gev_fit_with_return_levels(tmp_path: Path, monkeypatch:
     assert fit.return_levels[10**9][0] > fit.return_levels[10**6][0] > 0  # rarer means higher
     assert fit.heavy_tail == any("heavy tail" in w for w in result.warnings)  # Pareto samples: said loudly
     assert "GEV of 10 run maxima" in latency_runs_text(result)
+
+
+@dataclass
+class BurstyPlace(FakePlace):
+    """As FakePlace, plus a burst of 400 samples at 300 us in the first run of variant ``b``."""
+
+    burst_runs: int = 1
+
+    def measure(self, variant, run: SlotRun, target) -> Measurement:  # type: ignore[no-untyped-def]
+        self.calls.append(variant.name)
+        rng = np.random.default_rng(run.first_index)
+        threads = [(rng.pareto(3.0, 200_000) * 5 + 5).astype(np.int64) for _ in range(2)]
+        if variant.name == "b" and self.calls.count("b") <= self.burst_runs:
+            threads[0] = np.concatenate([threads[0], np.full(400, 300, dtype=np.int64)])
+        return Measurement(transcript(cyclictest_text(threads, 400)), tool_argv(variant.settings))
+
+
+def test_exceedances_bunched_in_one_run_are_said_to_cluster(tmp_path: Path) -> None:
+    plan = build_latency_plan("local", SHORT, ["a", "b"], 5, seed=5)
+    place = BurstyPlace({})
+    workload = LatencyWorkload(plan, places={v.name: place for v in plan.variants})
+    store = Store.open(tmp_path / "l.db")
+    exp = runner.start(workload, FakeTarget(), store).experiment.id
+    result = analyze_latency_experiment(store, exp, threshold_us=100)
+    notes = [w for w in result.warnings if "cluster" in w]
+    # b's 400 slow samples all sit in one run; a's tail is the same heavy tail in every run.
+    assert len(notes) == 1 and notes[0].startswith("b: exceedances above 100 us cluster")
+    counts = [int(c) for c in notes[0].split("counts per run ")[1].split(";")[0].split(", ")]
+    first_b = min(r.index for r in store.boots(exp) if r.variant == "b")
+    assert counts[0] >= 400 and max(counts[1:]) < 100  # the burst, then the steady tail
+    assert f"run {first_b} holds {counts[0] / sum(counts):.0%}" in notes[0]
+    steady = analyze_latency_experiment(store, exp, threshold_us=60)
+    assert not [w for w in steady.warnings if w.startswith("a:") and "cluster" in w]

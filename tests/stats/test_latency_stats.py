@@ -141,3 +141,30 @@ def test_gev_fit_recovers_shape_and_return_level() -> None:
     expected = sps.genextreme.isf(1 / 100, true_c, loc=loc, scale=scale)
     assert low <= expected <= high
     assert level == pytest.approx(expected, rel=0.15)
+
+
+def test_exceedance_clustering_matches_chi_square_and_holds_its_level() -> None:
+    from bootscope.stats.latency import exceedance_clustering
+
+    # Large counts: the exact conditional p agrees with the chi-square test of homogeneity.
+    exceeded, samples = [120, 95, 160, 110], [100_000, 90_000, 110_000, 100_000]
+    table = np.array([exceeded, [n - k for n, k in zip(samples, exceeded, strict=True)]])
+    chi2_p = sps.chi2_contingency(table, correction=False).pvalue
+    found = exceedance_clustering(exceeded, samples)
+    assert found is not None and found.p == pytest.approx(chi2_p, abs=0.02)
+    # All in one run: clustered; none at all or one run: nothing to say.
+    bunched = exceedance_clustering([30, 0, 1, 0, 0], [1000] * 5)
+    assert bunched is not None and bunched.p < 0.001 and bunched.busiest_share == pytest.approx(30 / 31)
+    assert exceedance_clustering([0, 0], [10, 10]) is None and exceedance_clustering([3], [10]) is None
+    with pytest.raises(StatsError):
+        exceedance_clustering([1, 2], [10])
+    # A/A: runs with one common rate (small counts, where chi-square tables mislead) are called
+    # clustered about as often as the level says.
+    rng = np.random.default_rng(7)
+    trials = 300
+    hits = 0
+    for _ in range(trials):
+        counts = rng.binomial(10_000, 4e-4, size=6).tolist()
+        result = exceedance_clustering(counts, [10_000] * 6)
+        hits += result is not None and result.p < 0.05
+    assert 0.02 <= hits / trials <= 0.08
