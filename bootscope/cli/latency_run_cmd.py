@@ -118,13 +118,16 @@ def show(
     html: Annotated[
         str | None, typer.Option("--html", help="Also write an HTML report with histogram overlays here.")
     ] = None,
+    plot: Annotated[
+        str | None, typer.Option("--plot", help="Also write a 1920x1080 PNG of the overlays here (slides).")
+    ] = None,
 ) -> None:
     """Show a stored latency run: per-variant tails, comparisons, guard-rail warnings."""
     from bootscope.store import Store
 
     fmt = options.check_format(fmt, RUN_FORMATS)
     with Store.open(db) as store:
-        _print(store, experiment, fmt, html, threshold, threads=threads, gev=gev)
+        _print(store, experiment, fmt, html, threshold, threads=threads, gev=gev, plot=plot)
 
 
 def _print(
@@ -136,6 +139,7 @@ def _print(
     notes: Sequence[str] = (),
     threads: bool = False,
     gev: bool = False,
+    plot: str | None = None,
 ) -> None:
     from bootscope.amounts import parse_amount
     from bootscope.lab.latency_views import analyze_latency_experiment
@@ -159,6 +163,12 @@ def _print(
         from bootscope.report.latency_html import write_latency_html
 
         write_latency_html(result, Path(html))
+    if plot:
+        from pathlib import Path
+
+        from bootscope.report.latency_html import write_latency_png
+
+        write_latency_png(result, Path(plot))
     if fmt == "json":
         print(latency_runs_json(result, notes))
         return

@@ -18,12 +18,13 @@ from bootscope.report.atomic import write_atomically
 from bootscope.report.latency_runs_out import latency_runs_text
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
     from bootscope.lab.latency_views import LatencyRunsResult
 
 
-def _svg(result: LatencyRunsResult, survival: bool) -> str:
-    plt.rcParams.update({"svg.fonttype": "none"})
-    fig, ax = plt.subplots(figsize=(10, 5), layout="constrained")
+def _draw(ax: Axes, result: LatencyRunsResult, survival: bool) -> None:
+    """Draw one overlay on ``ax``: every variant's pooled histogram, or its survival function."""
     for variant in result.variants:
         counts = variant.counts
         if counts.size == 0:
@@ -40,11 +41,34 @@ def _svg(result: LatencyRunsResult, survival: bool) -> str:
     ax.set_ylabel("P(latency > x)" if survival else "samples (log)")
     ax.set_title("survival function per variant" if survival else "latency histogram per variant")
     ax.legend()
+
+
+def _svg(result: LatencyRunsResult, survival: bool) -> str:
+    plt.rcParams.update({"svg.fonttype": "none"})
+    fig, ax = plt.subplots(figsize=(10, 5), layout="constrained")
+    _draw(ax, result, survival)
     buffer = io.StringIO()
     fig.savefig(buffer, format="svg")
     plt.close(fig)
     text = buffer.getvalue()
     return text[text.index("<svg") :]
+
+
+def write_latency_png(result: LatencyRunsResult, path: Path) -> None:
+    """Write a 1920x1080 PNG for slides: the histogram and survival overlays side by side, titled with
+    the run and the tool; atomically."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(19.2, 10.8), dpi=100, layout="constrained")
+    _draw(left, result, survival=False)
+    _draw(right, result, survival=True)
+    fig.suptitle(f"bootscope latency run {result.experiment_id} ({result.tool})", fontsize=20)
+
+    def write(temporary: Path) -> None:
+        fig.savefig(temporary, format="png", dpi=100)
+
+    try:
+        write_atomically(path, write)
+    finally:
+        plt.close(fig)
 
 
 def latency_html(result: LatencyRunsResult) -> str:

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from cli_here import run_in_process
+from images import assert_png_drawn
 
 from bootscope import metrics
 from bootscope.errors import InputError
@@ -268,6 +269,9 @@ def test_show_renders_a_stored_run_with_a_threshold_and_html(
     assert "a#1" in table and "b#" in table and "p99.99" in table  # per-thread rows of every run
     assert run_in_process("latency", "show", str(exp), "--db", db, "--format", "json") == 0
     assert json.loads(capsys.readouterr().out)["exceedance_threshold_us"] is not None
+    slide = tmp_path / "tails.png"
+    assert run_in_process("latency", "show", str(exp), "--db", db, "--plot", str(slide)) == 0
+    assert_png_drawn(slide)  # 1920x1080, decodes, drawn in several colours
 
 
 def test_ten_runs_give_a_gev_fit_with_return_levels(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
