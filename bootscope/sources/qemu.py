@@ -9,7 +9,6 @@ on every way out of ``boot_once``: the marker, a panic, the timeout, an exceptio
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import re
 import selectors
@@ -24,6 +23,7 @@ from pathlib import Path
 from bootscope import defaults
 from bootscope.errors import BootError, InputError
 from bootscope.model import Boot, LogLine, Outcome
+from bootscope.sources.child import child_setup
 from bootscope.sources.disk import FORMAT_RE, disk_format, drive_option
 
 # After a panic the kernel prints its trace and, with panic=-1, reboots at once (QEMU exits because of
@@ -31,7 +31,6 @@ from bootscope.sources.disk import FORMAT_RE, disk_format, drive_option
 PANIC_GRACE_S = 5.0
 MAX_LINE_BYTES = 1 << 16  # a line longer than this (binary junk) is cut into pieces
 _STDERR_TAIL_BYTES = 4096
-_PR_SET_PDEATHSIG = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,23 +149,6 @@ def build_command(config: BootConfig) -> list[str]:
     return argv
 
 
-def _child_setup(parent_pid: int, affinity: tuple[int, ...] | None) -> Callable[[], None]:
-    """Return the preexec function: die with the parent, and pin to ``affinity``."""
-
-    # Loaded before fork: the child should only call, not load libraries.
-    prctl = getattr(ctypes.CDLL(None, use_errno=True), "prctl", None)
-
-    def setup() -> None:
-        if prctl is not None:
-            prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        if os.getppid() != parent_pid:  # the parent died before prctl took effect
-            os._exit(1)
-        if affinity:
-            os.sched_setaffinity(0, affinity)
-
-    return setup
-
-
 def _check_inputs(config: BootConfig) -> None:
     if shutil.which(config.qemu_binary) is None:
         raise BootError(f"QEMU not found: {config.qemu_binary} (install Debian's qemu-system-x86)")
@@ -250,7 +232,7 @@ def boot_once(
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             process_group=0,  # Ctrl-C in the terminal reaches us, not QEMU: we decide when it stops
-            preexec_fn=_child_setup(os.getpid(), config.cpu_affinity),
+            preexec_fn=child_setup(os.getpid(), config.cpu_affinity),
         )
     except OSError as error:
         raise BootError(f"cannot start {config.qemu_binary}: {error.strerror}") from error

@@ -10,21 +10,19 @@ output is timed too. The command runs in its own process group and never outlive
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import shlex
 import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from bootscope.errors import BootError, InputError
 from bootscope.model import LogLine
+from bootscope.sources.child import child_setup
 
 MAX_LINE_BYTES = 1 << 16  # a longer line (binary junk on a console) is cut into pieces
-_PR_SET_PDEATHSIG = 1
 _BAUDS = frozenset((9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600, 1500000))
 
 
@@ -59,7 +57,7 @@ class ConsoleReader:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
                 process_group=0,
-                preexec_fn=_die_with_parent(os.getpid()),
+                preexec_fn=child_setup(os.getpid()),
             )
         except OSError as error:
             raise BootError(f"--console {self.command!r}: cannot start it ({error.strerror})") from error
@@ -123,20 +121,6 @@ class ConsoleReader:
             self._thread.join(timeout=2)
         if proc is not None and proc.stdout is not None:
             proc.stdout.close()
-
-
-def _die_with_parent(parent_pid: int) -> Callable[[], None]:
-    """Return the preexec function that ends the console command with bootscope, even a SIGKILLed
-    one (a reader left behind would keep a one-client console socket from the next run)."""
-    prctl = getattr(ctypes.CDLL(None, use_errno=True), "prctl", None)  # loaded before the fork
-
-    def setup() -> None:
-        if prctl is not None:
-            prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        if os.getppid() != parent_pid:
-            os._exit(1)
-
-    return setup
 
 
 def _line(raw: bytes, host_ns: int) -> LogLine:

@@ -11,7 +11,6 @@ UNIX socket (``socat - UNIX-CONNECT:PATH`` reads it) or, without one, dropped.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import shutil
 import signal
@@ -24,12 +23,12 @@ from pathlib import Path
 
 from bootscope import defaults
 from bootscope.errors import BootError, InputError
+from bootscope.sources.child import child_setup
 from bootscope.sources.disk import drive_option
 from bootscope.sources.image import Image
 
 GUEST_SSH_PORT = 22
 _STDERR_TAIL_BYTES = 4096
-_PR_SET_PDEATHSIG = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +148,7 @@ def serve(
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         process_group=0,  # Ctrl-C reaches bootscope, which stops QEMU and says so
-        preexec_fn=_die_with_parent(os.getpid()),
+        preexec_fn=child_setup(os.getpid()),
     )
     assert proc.stderr is not None
     os.set_blocking(proc.stderr.fileno(), False)
@@ -173,19 +172,6 @@ def serve(
             with contextlib.suppress(OSError):
                 if config.console_socket.is_socket():
                     config.console_socket.unlink()
-
-
-def _die_with_parent(parent_pid: int) -> Callable[[], None]:
-    """Return the preexec function that makes QEMU die with bootscope (even a SIGKILLed one)."""
-    prctl = getattr(ctypes.CDLL(None, use_errno=True), "prctl", None)  # loaded before the fork
-
-    def setup() -> None:
-        if prctl is not None:
-            prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        if os.getppid() != parent_pid:
-            os._exit(1)
-
-    return setup
 
 
 def _read_tail(proc: subprocess.Popen[bytes], tail: bytes) -> bytes:
