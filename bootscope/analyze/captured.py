@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 from bootscope import defaults
 from bootscope.analyze.breakdown import analyze_boot
-from bootscope.analyze.systemd import systemd_accounting, userspace_times
+from bootscope.analyze.systemd import login_prompt_s, systemd_accounting
 from bootscope.errors import ParseError
 from bootscope.metrics import KERNEL_INIT_S
 from bootscope.model import Breakdown, LogLine, SystemdAccounting, UnitSpan
@@ -89,14 +89,9 @@ def analyze_captured(
         # `quiet` hides every timed kernel line, yet the marker still carries the guest's uptime.
         lines, note, fmt_name, warnings = cleaned, NO_TIMED_LINE, "untimed", ()
     breakdown = analyze_boot(lines, top_n=top_n, marker_regex=marker_regex, host_start_ns=host_start_ns)
-    # A full userspace boot (bootscope image) adds systemd's milestones and its own accounting.
-    times = userspace_times(lines, host_start_ns)
-    metrics = replace(
-        breakdown.metrics,
-        initrd_s=times.initrd_s,
-        systemd_userspace_s=times.systemd_userspace_s,
-        login_prompt_s=times.login_prompt_s,
-    )
+    # A full userspace boot (bootscope image) adds the getty's prompt on the host clock and systemd's
+    # own accounting; its initrd and systemd times are the breakdown's (printk clock).
+    metrics = replace(breakdown.metrics, login_prompt_s=login_prompt_s(lines, host_start_ns))
     return CapturedAnalysis(
         replace(breakdown, metrics=metrics), fmt_name, warnings, note, tuple(lines), systemd_accounting(lines)
     )

@@ -3,8 +3,8 @@
 Read from one boot's parsed console lines (printk-stamped kernel and systemd lines, untimed getty and
 collector lines, each with its host arrival time):
 
-- the milestones behind the metrics ``initrd_s``, ``systemd_userspace_s`` and ``login_prompt_s``
-  (definitions in :mod:`bootscope.metrics`);
+- the getty's login prompt behind ``login_prompt_s`` (host clock; ``initrd_s`` and
+  ``systemd_userspace_s`` are the breakdown's, read from systemd's lines by the pattern table);
 - what ``bootscope-collect.service`` printed between its markers (``systemd-analyze time``, blame,
   critical chain, per-unit timestamps, failed units), parsed by :mod:`bootscope.parse.systemd`.
 """
@@ -13,14 +13,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from bootscope import defaults
 from bootscope.model import LogLine, SystemdAccounting
-from bootscope.parse.patterns import BY_NAME
 from bootscope.parse.systemd import (
-    STARTUP_FINISHED_RE,
-    SYSTEMD_START_RE,
     UNIT_DONE_RE,
     UNIT_STARTING_RE,
     parse_blame,
@@ -30,49 +26,20 @@ from bootscope.parse.systemd import (
     parse_unit_show,
 )
 
-_RUN_INIT_RE = BY_NAME["run_init"].regex
 _LOGIN_RE = re.compile(defaults.LOGIN_PROMPT)
 _SECTION_PREFIX = defaults.COLLECT_SECTION + " "
 
 
-@dataclass(frozen=True, slots=True)
-class UserspaceTimes:
-    """A full boot's userspace milestones: the initramfs's time (s from ``Run /init`` to the real
-    root's systemd start, printk clock), systemd's time to a finished boot (s, printk clock) and the
-    host time from QEMU start to the getty's login prompt (s). None where the console lacks a line."""
-
-    initrd_s: float | None
-    systemd_userspace_s: float | None
-    login_prompt_s: float | None
-
-
-def userspace_times(lines: Sequence[LogLine], host_start_ns: int | None) -> UserspaceTimes:
-    """Return the userspace milestones of one boot's parsed console lines (see UserspaceTimes)."""
-    run_init_s: float | None = None
-    systemd_start_s: float | None = None
-    finished_s: float | None = None
-    login_ns: int | None = None
+def login_prompt_s(lines: Sequence[LogLine], host_start_ns: int | None) -> float | None:
+    """Return the host time (s) from QEMU start to the getty's login prompt on the console, or None
+    without a prompt or a start time. (``initrd_s`` and ``systemd_userspace_s`` are on the printk
+    clock and come from the breakdown: ``parse/patterns.py`` reads systemd's lines.)"""
+    if host_start_ns is None:
+        return None
     for line in lines:
-        if line.guest_s is not None:
-            if run_init_s is None and _RUN_INIT_RE.match(line.text):
-                run_init_s = line.guest_s
-            elif SYSTEMD_START_RE.match(line.text):
-                systemd_start_s, finished_s = line.guest_s, None  # the last start is the real root's
-            elif finished_s is None and STARTUP_FINISHED_RE.match(line.text):
-                finished_s = line.guest_s
-        elif login_ns is None and line.host_ns is not None and _LOGIN_RE.search(line.text):
-            login_ns = line.host_ns
-    return UserspaceTimes(
-        initrd_s=_delta(run_init_s, systemd_start_s),
-        systemd_userspace_s=_delta(systemd_start_s, finished_s),
-        login_prompt_s=None
-        if login_ns is None or host_start_ns is None
-        else (login_ns - host_start_ns) / 1e9,
-    )
-
-
-def _delta(start: float | None, end: float | None) -> float | None:
-    return None if start is None or end is None or end < start else end - start
+        if line.guest_s is None and line.host_ns is not None and _LOGIN_RE.search(line.text):
+            return (line.host_ns - host_start_ns) / 1e9
+    return None
 
 
 def systemd_accounting(lines: Sequence[LogLine]) -> SystemdAccounting | None:

@@ -23,12 +23,6 @@ from dataclasses import replace
 from bootscope.errors import ParseError
 from bootscope.model import ChainLink, SystemdAccounting, SystemdTime, UnitSpan
 
-# src/core/main.c log_execution_mode(): PID 1 names its version and mode when it starts (again
-# after switch-root, so the last such line is the real root's systemd).
-SYSTEMD_START_RE = re.compile(r"^systemd\[1\]: systemd (\S+) running in system mode")
-# src/core/manager.c manager_notify_finished(): the boot is finished (no start job left).
-STARTUP_FINISHED_RE = re.compile(r"^systemd\[1\]: Startup finished in ")
-
 _UNIT_SECONDS = {
     "y": 31557600.0,
     "month": 2629800.0,
