@@ -256,6 +256,9 @@ class Breakdown:
     timed_line_count: int
     warnings: tuple[str, ...] = ()
     advice: tuple[Advice, ...] = ()
+    # What systemd's own "Startup finished in ..." line says (its clock, in its text), exact even
+    # where the log's stamps are whole seconds; None without such a line.
+    systemd_stated: SystemdTime | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,8 +13,9 @@ from bootscope.analyze.advisor import advise
 from bootscope.analyze.cpus import CpuSeen, summarize_cpus
 from bootscope.analyze.initcalls import summarize_initcalls
 from bootscope.errors import InputError
-from bootscope.model import Breakdown, Gap, Identity, LogLine, Metrics, Phase
+from bootscope.model import Breakdown, Gap, Identity, LogLine, Metrics, Phase, SystemdTime
 from bootscope.parse.columns import BootColumns, columns_from_lines
+from bootscope.parse.systemd import parse_time
 
 # (phase, starting milestone, ending milestone), in boot order
 PHASES: tuple[tuple[str, str, str], ...] = (
@@ -95,6 +96,7 @@ def analyze_columns(
     marker_index: int | None = None
     systemd_start_s: float | None = None
     finished_s: float | None = None
+    finished_index: int | None = None
 
     for name, index, groups, t in cols.known:
         if name in _FIRST_ONLY:
@@ -125,8 +127,11 @@ def analyze_columns(
             identity.setdefault("cpus_allowed", int(groups[0] or 0))
         elif name == "systemd_start" and t is not None:
             systemd_start_s, finished_s = t, None  # the last start is the real root's
-        elif name == "startup_finished" and finished_s is None and t is not None:
-            finished_s = t
+            finished_index = None
+        elif name == "startup_finished" and finished_index is None:
+            finished_index = index
+            if t is not None:
+                finished_s = t
 
     timed_count = len(cols.timed_index)
     first_index = int(cols.timed_index[0]) if timed_count else None
@@ -171,6 +176,10 @@ def analyze_columns(
     warnings: list[str] = []
     if user_rx is not None and marker_uptime is None and userspace_s is None:
         warnings.append(f"no line matches the marker regex {marker_regex!r}")
+    stated = None if finished_index is None else parse_time((cols.line(finished_index).text,))
+    disagreement = _stated_disagreement(metrics, stated)
+    if disagreement:
+        warnings.append(disagreement)
     breakdown = Breakdown(
         identity=_identity(identity, cpus.tsc_mhz is not None),
         metrics=metrics,
@@ -184,8 +193,28 @@ def analyze_columns(
         line_count=cols.line_count,
         timed_line_count=timed_count,
         warnings=tuple(warnings),
+        systemd_stated=stated,
     )
     return replace(breakdown, advice=advise(breakdown))
+
+
+# systemd's own userspace figure counts from a timestamp taken a little before its first log line
+# (0.3 s under TCG here): a wider disagreement means the log's stamps are not the boot's clock.
+_STATED_AGREE_S = 1.5
+
+
+def _stated_disagreement(metrics: Metrics, stated: SystemdTime | None) -> str | None:
+    """A warning when the log's stamps put systemd's start-to-finished far from systemd's own
+    userspace figure (journalctl's wall-clock formats re-stamp early lines), else None."""
+    if stated is None or stated.userspace_s is None or metrics.systemd_userspace_s is None:
+        return None
+    if abs(stated.userspace_s - metrics.systemd_userspace_s) <= _STATED_AGREE_S:
+        return None
+    return (
+        f"this log's stamps put systemd's start-to-finished at {metrics.systemd_userspace_s:.3f} s, systemd"
+        f" itself says {stated.userspace_s:.3f} s: trust systemd's own figures (or read"
+        " `journalctl -b -o short-monotonic`, which keeps the boot's clock)"
+    )
 
 
 def _span(start_s: float | None, end_s: float | None) -> float | None:

@@ -279,7 +279,7 @@ def parse_syslog(lines: Iterable[str], warn: Warn) -> Iterator[ParsedItem]:
         if kernel:
             yield LogLine(text, wall_s - origin_s, None, None, 0)
         else:
-            yield LogLine(line[m.start(7) :], wall_s - origin_s, None, None, 1)
+            yield LogLine(line[m.start(8) :], wall_s - origin_s, None, None, 1)
     if coarse:
         warn("syslog/journal stamps are wall-clock seconds: times are only good to about 1 s")
 

@@ -90,7 +90,17 @@ def breakdown_to_dict(b: Breakdown) -> dict[str, Any]:
             "last_s": _s(b.last_s),
         },
         "warnings": list(b.warnings),
+        "systemd_stated": _stated(b),
     }
+
+
+def _stated(b: Breakdown) -> dict[str, Any] | None:
+    """What systemd's own "Startup finished in ..." line says, per phase it names (s)."""
+    t = b.systemd_stated
+    if t is None:
+        return None
+    phases = ("firmware_s", "loader_s", "kernel_s", "initrd_s", "userspace_s", "total_s")
+    return {name: _s(getattr(t, name)) for name in phases}
 
 
 def _tool() -> dict[str, Any]:

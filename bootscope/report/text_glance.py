@@ -41,7 +41,7 @@ def summary_line(b: Breakdown) -> str:
         user = f"userspace {userspace_s - kernel_s:.3f} s to the marker (at {userspace_s:.3f} s)"
     elif userspace_s is not None:
         user = f"userspace marker at {userspace_s:.3f} s"
-    elif b.metrics.systemd_userspace_s is not None or b.metrics.initrd_s is not None:
+    elif b.metrics.systemd_userspace_s is not None or b.metrics.initrd_s is not None or b.systemd_stated:
         user = _systemd_part(b)
     elif kernel_s is not None and b.last_s is not None:
         user = (
@@ -63,9 +63,29 @@ def _systemd_part(b: Breakdown) -> str:
         parts.append(f"initrd {b.metrics.initrd_s:.3f} s")
     if b.metrics.systemd_userspace_s is not None:
         parts.append(f"systemd {b.metrics.systemd_userspace_s:.3f} s to Startup finished")
-    else:
+    elif b.systemd_stated is None:
         parts.append("systemd: no 'Startup finished' line")
-    return "userspace: " + ", ".join(parts)
+    else:
+        parts.append("systemd: no start line in this log")
+    return "userspace: " + ", ".join(parts) + _stated(b)
+
+
+def _stated(b: Breakdown) -> str:
+    """systemd's own figures from its "Startup finished" line, exact where the stamps are coarse:
+    " (systemd's own: 6.386 s (kernel) + 19.718 s (userspace) = 26.105 s)"; empty without one."""
+    t = b.systemd_stated
+    if t is None or not t.finished:
+        return ""
+    named = (
+        ("firmware", t.firmware_s),
+        ("loader", t.loader_s),
+        ("kernel", t.kernel_s),
+        ("initrd", t.initrd_s),
+        ("userspace", t.userspace_s),
+    )
+    parts = [f"{value:.3f} s ({name})" for name, value in named if value is not None]
+    total = "" if t.total_s is None else f" = {t.total_s:.3f} s"
+    return f" (systemd's own: {' + '.join(parts)}{total})" if parts else ""
 
 
 def render_glance(b: Breakdown, console: Console, top_n: int) -> None:

@@ -18,14 +18,15 @@ from bootscope import defaults
 # 2: an image with openssh-server gets systemd-networkd (DHCP on every Ethernet link) and kexec-tools
 # is told not to take over reboots.
 # 3: bootscope-delay.service, a known delay switched on from the kernel command line.
-RECIPE_VERSION = 3
+# 4: the collector lists inactive units too (a oneshot that ran and exited), and lists them first.
+RECIPE_VERSION = 4
 HOSTNAME = "bootscope"
 COLLECTOR_UNIT = "bootscope-collect.service"
 DELAY_UNIT = "bootscope-delay.service"
 # The kernel option that switches the delay on and says how long it is (s): bootscope.delay_s=N.
 DELAY_OPTION = "bootscope.delay_s"
 # Sections the collector prints, in order; bootscope.parse.systemd reads them by these names.
-SECTIONS = ("state", "time", "blame", "critical-chain", "units", "failed")
+SECTIONS = ("state", "units", "time", "blame", "critical-chain", "failed")
 # Per-unit timestamps (systemd's CLOCK_MONOTONIC, microseconds), as systemd-analyze plot reads them.
 UNIT_PROPERTIES = (
     "Id",
@@ -97,20 +98,22 @@ def collector_commands(wait_s: int = COLLECT_WAIT_S) -> str:
     properties = ",".join(UNIT_PROPERTIES)
     # The leading newline ends the getty's prompt line ("bootscope login: " has none) so that the
     # begin marker starts a line of its own. Every command's stderr goes to the console too: a
-    # "Bootup is not yet finished" is a result to record.
+    # "Bootup is not yet finished" is a result to record. `systemctl show '*'` expands the pattern
+    # to the loaded units that are not inactive (systemctl's default unit filter), which drops every
+    # oneshot that ran and exited; --all keeps them (and, with -p, prints the listed properties only).
     return f"""state=$(timeout {wait_s} systemctl is-system-running --wait)
 echo
 echo "{defaults.COLLECT_BEGIN}"
 echo "{section} state"
 echo "$state"
+echo "{section} units"
+systemctl show --all --no-pager -p {properties} '*'
 echo "{section} time"
 systemd-analyze time --no-pager
 echo "{section} blame"
 systemd-analyze blame --no-pager
 echo "{section} critical-chain"
 systemd-analyze critical-chain --no-pager
-echo "{section} units"
-systemctl show --no-pager -p {properties} '*'
 echo "{section} failed"
 systemctl list-units --failed --plain --no-legend --no-pager
 echo "{defaults.COLLECT_END}"
