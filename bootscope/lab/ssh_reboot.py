@@ -48,6 +48,7 @@ PROBE_TIMEOUT_S = 30.0  # one probe may take this long (a TCG guest on a busy ho
 PROBE_CONNECT_S = 15.0  # TCP connect and the SSH banner: a busy TCG guest sent its banner after 3 s
 PROBE_PAUSE_S = 0.3
 PANIC_GRACE_S = 60.0  # after a panic on the console, wait this long for a reboot (panic=N)
+CONSOLE_SETTLE_S = 1.0  # a console command that ends this soon never reached the console
 # init/main.c run_init_process() logs "Run %s as init process" as the kernel hands over to init.
 _INIT_RE = re.compile(r"Run \S+ as init process")
 JOURNAL_METRICS = (KERNEL_INIT_S, INITRD_S, SYSTEMD_USERSPACE_S)
@@ -66,9 +67,23 @@ class SshMachine:
         return "" if self.address.user == "root" else "sudo -n "
 
     def start(self) -> None:
-        """Start reading the console (if any). Raises BootError if its command cannot start."""
-        if self.console is not None:
-            self.console.start()
+        """Start reading the console (if any). Raises BootError if its command cannot start or ends
+        within CONSOLE_SETTLE_S (a wrong socket path, a device that cannot be opened)."""
+        if self.console is None:
+            return
+        self.console.start()
+        deadline = time.monotonic() + CONSOLE_SETTLE_S
+        while time.monotonic() < deadline and self.console.ended is None:
+            time.sleep(0.05)
+        if self.console.ended is not None:
+            raise BootError(
+                f"--console {self.console.command!r}: {self.console.ended} at once; try the command"
+                " by hand: it must keep printing the machine's console"
+            )
+
+    def console_lost(self) -> str | None:
+        """Why the console stopped being read during the run (its command ended), or None."""
+        return None if self.console is None else self.console.ended
 
     def stop(self) -> None:
         """Stop reading the console; safe to call twice."""
@@ -322,6 +337,9 @@ def _after_order(
     )
     if refused is not None:
         outcome, reason = Outcome.REBOOT_ERROR, f"after the reboot order SSH refused the machine: {refused}"
+    lost = machine.console_lost()
+    if lost is not None:
+        reason = "; ".join(part for part in (reason, f"console: {lost}, no console lines after that") if part)
     timeline = Timeline(ordered.ended_ns, down_ns, back_ns, console_marks(console))
     metrics = reboot_metrics(timeline, plan.reboot == REBOOT_KEXEC)
     release = collected.facts.get("release") if collected is not None else None

@@ -53,7 +53,10 @@ class ConsoleReader:
         try:
             self._proc = subprocess.Popen(
                 ["sh", "-c", self.command],
-                stdin=subprocess.DEVNULL,
+                # A pipe bootscope never writes to and keeps open: `socat -` and `ipmitool ... sol
+                # activate` read their standard input too, and socat ends the connection half a
+                # second after that input ends (as it would at once from /dev/null).
+                stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
                 process_group=0,
@@ -119,8 +122,11 @@ class ConsoleReader:
                 proc.wait()
         if self._thread is not None:
             self._thread.join(timeout=2)
-        if proc is not None and proc.stdout is not None:
-            proc.stdout.close()
+        if proc is not None:
+            for stream in (proc.stdin, proc.stdout):
+                if stream is not None:
+                    with contextlib.suppress(OSError):
+                        stream.close()
 
 
 def _line(raw: bytes, host_ns: int) -> LogLine:

@@ -6,6 +6,9 @@ the CLI's one-line errors."""
 
 from __future__ import annotations
 
+import socket
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -259,8 +262,6 @@ def test_console_reader_stamps_every_line_of_a_real_command() -> None:
     for _ in range(100):
         if reader.ended:
             break
-        import time
-
         time.sleep(0.02)
     reader.stop()
     lines = reader.lines_since(0)
@@ -268,6 +269,37 @@ def test_console_reader_stamps_every_line_of_a_real_command() -> None:
     assert all(line.host_ns for line in lines)
     reader.forget_before(lines[-1].host_ns or 0)
     assert [line.text for line in reader.lines_since(0)] == ["three"]
+
+
+def test_socat_console_stays_connected_while_the_machine_is_quiet(tmp_path: Path) -> None:
+    # `socat - UNIX-CONNECT:...` (the README's console for a served machine) ends the connection half
+    # a second after its standard input ends: a reader that gave it /dev/null heard nothing at all
+    # from a real served guest. A socket server that speaks only after 1.5 s stands in for QEMU's.
+    path = tmp_path / "console.sock"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(path))
+    server.listen(1)
+
+    def speak_late() -> None:
+        conn, _ = server.accept()
+        time.sleep(1.5)
+        conn.sendall(b"[    0.000000] Linux version 6.1.0\r\nbootscope login: \r\n")
+        time.sleep(0.5)
+        conn.close()
+
+    thread = threading.Thread(target=speak_late, daemon=True)
+    thread.start()
+    reader = ConsoleReader(f"socat - UNIX-CONNECT:{path}")
+    reader.start()
+    thread.join(timeout=10)
+    for _ in range(200):
+        if reader.ended:
+            break
+        time.sleep(0.02)
+    reader.stop()
+    server.close()
+    texts = [line.text for line in reader.lines_since(0)]
+    assert texts == ["[    0.000000] Linux version 6.1.0", "bootscope login: "]
 
 
 def _facts(**changes: str) -> dict[str, str]:
