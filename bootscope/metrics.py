@@ -49,6 +49,8 @@ SYSTEMD_USERSPACE_S = "systemd_userspace_s"
 LOGIN_PROMPT_S = "login_prompt_s"
 REBOOT_DOWNTIME_S = "reboot_downtime_s"
 REBOOT_SHUTDOWN_S = "reboot_shutdown_s"
+REBOOT_STOP_S = "reboot_stop_s"
+REBOOT_BLIND_S = "reboot_blind_s"
 LATENCY_MAX_US = "latency_max_us"
 LATENCY_P99_US = "latency_p99_us"
 LATENCY_P999_US = "latency_p999_us"
@@ -169,6 +171,25 @@ _TABLE = (
         workloads=("ssh",),
     ),
     Metric(
+        REBOOT_STOP_S,
+        "s",
+        Clock.HOST_MONOTONIC,
+        "host time from the moment the machine confirmed the reboot order to the old kernel's last"
+        " console line before the new kernel's banner (--console): the old system's whole shutdown,"
+        " services, file systems and devices, until the kernel hands over.",
+        workloads=("ssh",),
+    ),
+    Metric(
+        REBOOT_BLIND_S,
+        "s",
+        Clock.HOST_MONOTONIC,
+        "host time from the old kernel's last console line to the new kernel's printk time zero (the"
+        " host stamp of the new kernel's 'Run /init as init process' console line less that line's"
+        " printk time; --console): with kexec, purgatory, decompression and early setup; with a"
+        " firmware reboot, the firmware and the boot loader too.",
+        workloads=("ssh",),
+    ),
+    Metric(
         LOGIN_PROMPT_S,
         "s",
         Clock.HOST_MONOTONIC,
@@ -209,6 +230,8 @@ KEXEC_METRICS = (KEXEC_DOWNTIME_S, KEXEC_BLIND_S, KEXEC_LOAD_S, KERNEL_INIT_S)
 SSH_METRICS = (
     REBOOT_DOWNTIME_S,
     REBOOT_SHUTDOWN_S,
+    REBOOT_STOP_S,
+    REBOOT_BLIND_S,
     KEXEC_DOWNTIME_S,
     KERNEL_INIT_S,
     INITRD_S,

@@ -151,6 +151,8 @@ class Metrics:
     # and order -> SSH no longer answering.
     reboot_downtime_s: float | None = None
     reboot_shutdown_s: float | None = None
+    reboot_stop_s: float | None = None
+    reboot_blind_s: float | None = None
     # Latency workload (bootscope latency run): the worst thread of one tool run, in us.
     latency_max_us: float | None = None
     latency_p99_us: float | None = None

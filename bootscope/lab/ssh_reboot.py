@@ -35,8 +35,10 @@ from bootscope.metrics import (
     INITRD_S,
     KERNEL_INIT_S,
     KEXEC_DOWNTIME_S,
+    REBOOT_BLIND_S,
     REBOOT_DOWNTIME_S,
     REBOOT_SHUTDOWN_S,
+    REBOOT_STOP_S,
     SYSTEMD_USERSPACE_S,
 )
 from bootscope.model import Boot, LogLine, Outcome
@@ -51,6 +53,7 @@ PANIC_GRACE_S = 60.0  # after a panic on the console, wait this long for a reboo
 CONSOLE_SETTLE_S = 1.0  # a console command that ends this soon never reached the console
 # init/main.c run_init_process() logs "Run %s as init process" as the kernel hands over to init.
 _INIT_RE = re.compile(r"Run \S+ as init process")
+_PRINTK_STAMP_RE = re.compile(r"\[\s*(\d+\.\d+)\]")
 JOURNAL_METRICS = (KERNEL_INIT_S, INITRD_S, SYSTEMD_USERSPACE_S)
 
 
@@ -120,11 +123,21 @@ class SshMachine:
 @dataclass(frozen=True, slots=True)
 class ConsoleMarks:
     """Host stamps (ns) on the console: the old kernel's last line before the new kernel's banner,
-    the banner (the new kernel's first line) and the new kernel's 'Run /init as init process'."""
+    the banner (the new kernel's first line) and the new kernel's 'Run /init as init process', with
+    that line's own printk time (s) where the console shows it."""
 
     last_old_ns: int | None = None
     banner_ns: int | None = None
     init_ns: int | None = None
+    init_printk_s: float | None = None
+
+    @property
+    def kernel_zero_ns(self) -> int | None:
+        """The host time of the new kernel's printk time zero: the init line's arrival less its
+        printk time (None without both)."""
+        if self.init_ns is None or self.init_printk_s is None:
+            return None
+        return self.init_ns - round(self.init_printk_s * 1e9)
 
 
 def console_marks(lines: Sequence[LogLine]) -> ConsoleMarks:
@@ -132,9 +145,15 @@ def console_marks(lines: Sequence[LogLine]) -> ConsoleMarks:
     banner = max((i for i, line in enumerate(lines) if BANNER_RE.search(line.text)), default=None)
     if banner is None:
         return ConsoleMarks()
-    init = next((line.host_ns for line in lines[banner:] if _INIT_RE.search(line.text)), None)
+    init = next((line for line in lines[banner:] if _INIT_RE.search(line.text)), None)
+    stamp = _PRINTK_STAMP_RE.search(init.text) if init is not None else None
     last_old = lines[banner - 1].host_ns if banner > 0 else None
-    return ConsoleMarks(last_old_ns=last_old, banner_ns=lines[banner].host_ns, init_ns=init)
+    return ConsoleMarks(
+        last_old_ns=last_old,
+        banner_ns=lines[banner].host_ns,
+        init_ns=None if init is None else init.host_ns,
+        init_printk_s=float(stamp.group(1)) if stamp else None,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,9 +172,12 @@ def reboot_metrics(timeline: Timeline, kexec: bool) -> dict[str, float | None]:
     def span(start: int | None, end: int | None) -> float | None:
         return None if start is None or end is None or end < start else round((end - start) / 1e9, 6)
 
+    marks = timeline.marks
     metrics = {
         REBOOT_DOWNTIME_S: span(timeline.ordered_ns, timeline.back_ns),
         REBOOT_SHUTDOWN_S: span(timeline.ordered_ns, timeline.down_ns),
+        REBOOT_STOP_S: span(timeline.ordered_ns, marks.last_old_ns),
+        REBOOT_BLIND_S: span(marks.last_old_ns, marks.kernel_zero_ns),
     }
     if kexec:
         metrics[KEXEC_DOWNTIME_S] = span(timeline.marks.last_old_ns, timeline.marks.init_ns)

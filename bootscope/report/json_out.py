@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import fields
 from typing import IO, Any
 
 import bootscope
 from bootscope.metrics import BOOT_LOG_DEFINITIONS
-from bootscope.model import Breakdown, Initcall
+from bootscope.model import Breakdown, Initcall, SystemdTime
 
 SCHEMA_VERSION = 1
 
@@ -99,7 +100,8 @@ def _stated(b: Breakdown) -> dict[str, Any] | None:
     t = b.systemd_stated
     if t is None:
         return None
-    phases = ("firmware_s", "loader_s", "kernel_s", "initrd_s", "userspace_s", "total_s")
+    # The phases the line can name; "X.target reached after" is systemd-analyze's, not the log's.
+    phases = [f.name for f in fields(SystemdTime) if f.name.endswith("_s") and f.name != "target_reached_s"]
     return {name: _s(getattr(t, name)) for name in phases}
 
 

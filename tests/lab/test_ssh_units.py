@@ -9,6 +9,7 @@ from __future__ import annotations
 import socket
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -43,7 +44,14 @@ from bootscope.lab.ssh_reboot import (
 from bootscope.lab.ssh_workload import SshWorkload, same_machine
 from bootscope.lab.target_check import BAD, GOOD, WARN, advise, parse_facts
 from bootscope.lab.workload import workload_from_document
-from bootscope.metrics import KERNEL_INIT_S, KEXEC_DOWNTIME_S, REBOOT_DOWNTIME_S, REBOOT_SHUTDOWN_S
+from bootscope.metrics import (
+    KERNEL_INIT_S,
+    KEXEC_DOWNTIME_S,
+    REBOOT_BLIND_S,
+    REBOOT_DOWNTIME_S,
+    REBOOT_SHUTDOWN_S,
+    REBOOT_STOP_S,
+)
 from bootscope.model import LogLine, Outcome
 from bootscope.sources.serial_console import ConsoleReader
 from bootscope.sources.ssh import SshResult, parse_ssh_url, refusal, ssh_argv
@@ -149,13 +157,19 @@ def test_console_marks_and_the_reboot_metrics() -> None:
         _line("[   10.0] systemd[1]: systemd 252 running in system mode", 30 * second),
     ]
     marks = console_marks(console)
-    assert marks == ConsoleMarks(11 * second, 17 * second, 26 * second)
+    assert marks == ConsoleMarks(11 * second, 17 * second, 26 * second, 4.0)
+    assert marks.kernel_zero_ns == 22 * second  # Run /init arrived at 26 s, printk-stamped 4.0 s
     timeline = Timeline(
         ordered_ns=9 * second, down_ns=9 * second + 250_000_000, back_ns=60 * second, marks=marks
     )
     metrics = reboot_metrics(timeline, kexec=True)
     assert metrics[REBOOT_DOWNTIME_S] == 51.0 and metrics[KEXEC_DOWNTIME_S] == 15.0
     assert metrics[REBOOT_SHUTDOWN_S] == 0.25
+    # The bars of seed 004: the old system stops (9 -> 11 s), the machine is blind (11 -> 22 s).
+    assert metrics[REBOOT_STOP_S] == 2.0 and metrics[REBOOT_BLIND_S] == 11.0
+    unstamped = console_marks([*console[:3], _line("Run /init as init process", 26 * second)])
+    assert unstamped.init_printk_s is None and unstamped.kernel_zero_ns is None
+    assert REBOOT_BLIND_S not in reboot_metrics(replace(timeline, marks=unstamped), kexec=True)
     assert KEXEC_DOWNTIME_S not in reboot_metrics(timeline, kexec=False)
     assert reboot_metrics(Timeline(ordered_ns=5), kexec=True) == {}
     assert console_marks(console[:2]) == ConsoleMarks()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -31,8 +32,10 @@ from bootscope.metrics import (
     INITRD_S,
     KERNEL_INIT_S,
     KEXEC_DOWNTIME_S,
+    REBOOT_BLIND_S,
     REBOOT_DOWNTIME_S,
     REBOOT_SHUTDOWN_S,
+    REBOOT_STOP_S,
     SYSTEMD_USERSPACE_S,
 )
 from bootscope.store import Store
@@ -195,8 +198,18 @@ def _check_against_journal(served: Served, db: Path, experiment: int, kexec: boo
             assert 0 <= boot.metrics[REBOOT_SHUTDOWN_S] < boot.metrics[REBOOT_DOWNTIME_S]
             start_ns = boot.host_start_ns
             between = [line.text for line in console if start_ns <= (line.host_ns or 0) < marks.banner_ns]
+            # The bars: order -> old kernel's last line (stop) -> new kernel's time zero (blind),
+            # each from the console's host stamps, the test reading them itself.
+            assert marks.last_old_ns is not None
+            stop_s = (marks.last_old_ns - start_ns) / 1e9
+            assert boot.metrics[REBOOT_STOP_S] == pytest.approx(stop_s, abs=1e-5)
+            init_line = next(line for line in console if "Run /init as init process" in line.text)
+            stamp = re.search(r"\[\s*(\d+\.\d+)\]", init_line.text)
+            assert stamp is not None, init_line.text
+            blind_s = (marks.init_ns - float(stamp.group(1)) * 1e9 - marks.last_old_ns) / 1e9
+            assert boot.metrics[REBOOT_BLIND_S] == pytest.approx(blind_s, abs=1e-5)
+            assert stop_s + boot.metrics[REBOOT_BLIND_S] < boot.metrics[REBOOT_DOWNTIME_S]
             if kexec:
-                assert marks.last_old_ns is not None
                 seen_s = (marks.init_ns - marks.last_old_ns) / 1e9
                 assert boot.metrics[KEXEC_DOWNTIME_S] == pytest.approx(seen_s, abs=1e-5)
                 assert any("Starting new kernel" in text for text in between)
@@ -336,7 +349,7 @@ def test_a_machine_that_never_comes_back_is_a_timeout_and_the_run_stops(
             "--seed",
             "5",
             "--timeout",
-            "60",
+            "40",
             "--db",
             str(db),
         ],
@@ -364,7 +377,7 @@ def test_a_machine_that_never_comes_back_is_a_timeout_and_the_run_stops(
         boots = store.boots(1)
         assert len(boots) == 1  # the run stopped: no second reboot of an unreachable machine
         (boot,) = boots
-        assert boot.outcome == "timeout" and "within 60 s" in boot.reason
+        assert boot.outcome == "timeout" and "within 40 s" in boot.reason
         assert "last console line" in boot.reason
         shown = [line.text for line in split_console(store.boot_log(1, boot.index))]
         assert any("Starting new kernel" in text for text in shown)
