@@ -141,7 +141,7 @@ def test_the_archive_holds_the_decompressed_modules_and_the_init(
         },
     )
     root = build_root_initramfs(kernel, RELEASE)
-    assert [m.name for m in root.modules][0] == "virtio" and root.builtin == ("ext4",)
+    assert root.modules[0].name == "virtio" and root.builtin == ("ext4",)
     assert {m.name for m in root.modules} == {"virtio", "virtio_pci", "virtio_blk"}
     assert "virtio_blk" in root.describe() and "built in: ext4" in root.describe()
     entries = {name: data for name, _mode, data in read_newc(gzip.decompress(root.path.read_bytes()))}
