@@ -79,8 +79,10 @@ def run(
         str | None,
         typer.Option(
             "--image",
-            help="Boot a system image (bootscope image build NAME) to its login prompt: its own kernel, or"
-            " KERNEL when it is the image's release.",
+            help="Boot a system image (bootscope image build NAME) to its login prompt: its own kernel and"
+            " initramfs, or KERNEL on the image's root (the image's initramfs when KERNEL is the image's"
+            " release, else bootscope's initramfs loading KERNEL's own virtio modules: initrd_s is then that"
+            " initramfs's time).",
         ),
     ] = None,
     seed: options.Seed = None,

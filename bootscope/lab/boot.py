@@ -156,7 +156,14 @@ class BootWorkload:
                 raise InputError(f"variant {variant.name}: {error}") from None
             self.configs[variant.name] = config
             self.releases[variant.name] = kernel.release
-        return [f"variant {name}: {note}" for name, note in self.notes.items()]
+        notes = [f"variant {name}: {note}" for name, note in self.notes.items()]
+        own = [v.name for v in self.plan.variants if v.image and v.name not in self.notes]
+        if self.notes and own:
+            notes.append(
+                f"initrd_s: variants {', '.join(own)} boot the image's own initramfs, variants"
+                f" {', '.join(self.notes)} bootscope's: their initrd_s measure different initramfs"
+            )
+        return notes
 
     def _machine(self, variant: VariantSpec, accel: str) -> dict[str, Any]:
         """Return the BootConfig fields every variant sets the same way: the machine, the
