@@ -181,14 +181,15 @@ def load_order(
     return tuple(order)
 
 
-def root_init_script(release: str, modules: Iterable[str]) -> str:
-    """Return ``/init``: load ``modules`` (paths under ``/lib/modules/RELEASE``) in order, wait for
+def root_init_script(release: str, modules: Iterable[tuple[str, str]]) -> str:
+    """Return ``/init``: load ``modules`` ((name, path under ``/lib/modules/RELEASE``) pairs) in order,
+    each unless ``/sys/module/NAME`` shows it loaded already, wait for
     the ``root=`` device of the kernel command line (``/dev/vda`` if none), mount it (``rw`` or
     ``ro`` and ``rootfstype=`` as the command line says), copy the modules into its
     ``/lib/modules/RELEASE`` unless it has that directory, and ``switch_root`` to ``init=`` or
     ``/sbin/init``. Progress and failures go to /dev/kmsg (printk-timed on the console); a failure
     powers the guest off."""
-    loads = "\n".join(f'load "$mods/{path}"' for path in modules)
+    loads = "\n".join(f'load {name} "$mods/{path}"' for name, path in modules)
     return f"""#!/bin/sh
 # bootscope's initramfs: mount a system image's root for kernel {release}, which the image has no
 # modules for, and hand over to its init.
@@ -199,7 +200,7 @@ mount -t devtmpfs devtmpfs /dev 2>/dev/null
 say() {{ echo "{LOG_PREFIX} $*" > /dev/kmsg 2>/dev/null || echo "{LOG_PREFIX} $*"; }}
 fail() {{ say "$*"; echo "{LOG_PREFIX} $*"; poweroff -f; }}
 mods=/lib/modules/{release}
-load() {{ insmod "$1" || fail "insmod $1 failed"; }}
+load() {{ [ -d "/sys/module/$1" ] || insmod "$2" || fail "insmod $2 failed"; }}
 say "kernel {release}: loading the root disk's modules"
 {loads}
 root=/dev/vda; fstype=; mode=ro; init=/sbin/init
@@ -278,7 +279,8 @@ def build_root_initramfs(kernel: Path, release: str) -> RootInitramfs:
         if (modules_dir / extra).is_file():
             staging.append((modules_dir / extra, f"/lib/modules/{release}/{extra}"))
     spec = InitramfsSpec(
-        init_script=root_init_script(release, (m.guest_path for m in modules)), extra_files=tuple(staging)
+        init_script=root_init_script(release, ((m.name, m.guest_path) for m in modules)),
+        extra_files=tuple(staging),
     )
     built_in = tuple(name for name in (*REQUIRED_MODULES, *OPTIONAL_MODULES) if name in builtin)
     return RootInitramfs(build_initramfs(spec), release, modules, built_in, modules_dir)

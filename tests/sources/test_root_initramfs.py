@@ -16,7 +16,7 @@ import pytest
 from cli_here import run_in_process
 from kernel_pin import TEST_IMAGE
 
-from bootscope.errors import InputError
+from bootscope.errors import BootError, InputError
 from bootscope.sources.initramfs import read_newc
 from bootscope.sources.root_initramfs import (
     LOG_PREFIX,
@@ -99,12 +99,19 @@ def test_compressed_modules_are_decompressed(tmp_path: Path) -> None:
     (tmp_path / "a.ko.xz").write_bytes(lzma.compress(elf))
     (tmp_path / "b.ko.gz").write_bytes(gzip.compress(elf))
     (tmp_path / "c.ko").write_bytes(elf)
-    assert all(read_module(tmp_path / name) == elf for name in ("a.ko.xz", "b.ko.gz", "c.ko"))
+    zstd = subprocess.run(["zstd", "-q", "-o", str(tmp_path / "d.ko.zst"), "-"], input=elf, check=True)
+    assert zstd.returncode == 0
+    names = ("a.ko.xz", "b.ko.gz", "c.ko", "d.ko.zst")
+    assert all(read_module(tmp_path / name) == elf for name in names)
+    (tmp_path / "e.ko.xz").write_bytes(b"not xz at all")
+    with pytest.raises(BootError, match="cannot read kernel module"):
+        read_module(tmp_path / "e.ko.xz")
 
 
 def test_init_loads_in_order_and_is_valid_shell() -> None:
-    script = root_init_script(RELEASE, ("kernel/a.ko", "kernel/b.ko"))
-    assert script.index('load "$mods/kernel/a.ko"') < script.index('load "$mods/kernel/b.ko"')
+    script = root_init_script(RELEASE, (("a", "kernel/a.ko"), ("b_c", "kernel/b-c.ko")))
+    assert script.index('load a "$mods/kernel/a.ko"') < script.index('load b_c "$mods/kernel/b-c.ko"')
+    assert '[ -d "/sys/module/$1" ] || insmod "$2"' in script
     assert f"mods=/lib/modules/{RELEASE}" in script and 'exec switch_root /newroot "$init"' in script
     busybox = shutil.which("busybox") or "/bin/busybox"
     checked = subprocess.run([busybox, "sh", "-n", "-c", script], capture_output=True, text=True, check=False)
