@@ -21,7 +21,7 @@ from bootscope.lab.plan import Plan, VariantSpec, plan_from_dict
 from bootscope.lab.schedule import Slot
 from bootscope.lab.target import Target
 from bootscope.lab.workload import RunSettings, SlotRun
-from bootscope.metrics import BOOT_METRICS, BOOT_STOP_METRIC, IMAGE_METRICS
+from bootscope.metrics import BOOT_METRICS, BOOT_STOP_METRIC, IMAGE_METRICS, INITRD_S
 from bootscope.model import Boot, Outcome
 from bootscope.sources.accel import AccelChoice
 from bootscope.sources.disk import disk_format
@@ -160,8 +160,8 @@ class BootWorkload:
         own = [v.name for v in self.plan.variants if v.image and v.name not in self.notes]
         if self.notes and own:
             notes.append(
-                f"initrd_s: variants {', '.join(own)} boot the image's own initramfs, variants"
-                f" {', '.join(self.notes)} bootscope's: their initrd_s measure different initramfs"
+                f"{INITRD_S}: variants {', '.join(own)} boot the image's own initramfs, variants"
+                f" {', '.join(self.notes)} bootscope's: their {INITRD_S} measure different initramfs"
             )
         return notes
 
@@ -257,7 +257,7 @@ def foreign_kernel_note(root: RootInitramfs, image: Image) -> str:
     return (
         f"kernel {root.release} booted on image {image.name}'s root via bootscope's initramfs"
         f" (the image has no modules for it, only for {image.release}): {root.describe()};"
-        " initrd_s is that initramfs's time, not Debian's"
+        f" {INITRD_S} is that initramfs's time, not Debian's"
     )
 
 
