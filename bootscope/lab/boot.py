@@ -21,7 +21,7 @@ from bootscope.lab.plan import Plan, VariantSpec, plan_from_dict
 from bootscope.lab.schedule import Slot
 from bootscope.lab.target import Target
 from bootscope.lab.workload import RunSettings, SlotRun
-from bootscope.metrics import BOOT_METRICS, BOOT_STOP_METRIC, IMAGE_METRICS, INITRD_S
+from bootscope.metrics import BOOT_METRICS, BOOT_STOP_METRIC, IMAGE_METRICS, INITRD_S, KERNEL_INIT_S
 from bootscope.model import Boot, Outcome
 from bootscope.sources.accel import AccelChoice
 from bootscope.sources.disk import disk_format
@@ -160,8 +160,9 @@ class BootWorkload:
         own = [v.name for v in self.plan.variants if v.image and v.name not in self.notes]
         if self.notes and own:
             notes.append(
-                f"{INITRD_S}: variants {', '.join(own)} boot the image's own initramfs, variants"
-                f" {', '.join(self.notes)} bootscope's: their {INITRD_S} measure different initramfs"
+                f"variants {', '.join(own)} boot the image's own initramfs, variants"
+                f" {', '.join(self.notes)} bootscope's: their {INITRD_S} measure different initramfs,"
+                f" and {KERNEL_INIT_S} includes unpacking an initramfs of another size"
             )
         return notes
 

@@ -6,7 +6,8 @@ own modules that reach the root disk (virtio_pci, virtio_blk, ext4 where they ar
 its dependencies, plus virtio_net for a later network), and an ``/init`` that loads them, waits for the
 root device, mounts it, copies the modules into the new root's ``/lib/modules/RELEASE`` (the disk is
 attached with ``snapshot=on``: the copy never reaches the image) and hands over to ``/sbin/init`` with
-``switch_root``.
+``switch_root``. The root also gets the modules the image's systemd loads by name (SYSTEMD_MODULES),
+and the indexes that the host's ``depmod`` writes for all of them, so the image's kmod finds them.
 
 A kernel's modules are looked for where a Debian kernel package (unpacked in bootscope's cache, or
 installed on a host) keeps them: the kernel at ``DIR/boot/vmlinuz-R`` has them in
@@ -20,15 +21,14 @@ from __future__ import annotations
 
 import gzip
 import lzma
-import os
 import re
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from bootscope import defaults
 from bootscope.errors import BootError, InputError
 from bootscope.sources.initramfs import InitramfsSpec, build_initramfs
 
@@ -36,6 +36,10 @@ from bootscope.sources.initramfs import InitramfsSpec, build_initramfs
 REQUIRED_MODULES = ("virtio_pci", "virtio_blk", "ext4")
 # Loaded when the kernel has them as modules, so a later network (the SSH target) finds its driver.
 OPTIONAL_MODULES = ("virtio_net",)
+# Not loaded by /init, but put in the root for the image's own systemd, which loads them by name on a
+# QEMU guest (bookworm's systemd 252: autofs4 in PID 1, the modprobe@ units of sysinit.target, udev's
+# qemu_fw_cfg for QEMU's fw_cfg device), where they are modules of the kernel.
+SYSTEMD_MODULES = ("autofs4", "configfs", "dm_mod", "drm", "efi_pstore", "fuse", "loop", "qemu_fw_cfg")
 _SUFFIXES = (".ko", ".ko.xz", ".ko.zst", ".ko.gz")
 _DEPENDS_RE = re.compile(rb"\x00depends=([A-Za-z0-9_,-]*)\x00")
 _SOFTDEP_RE = re.compile(rb"\x00softdep=pre: ?([A-Za-z0-9_ -]*)\x00")
@@ -56,12 +60,14 @@ class RootModule:
 
 @dataclass(frozen=True, slots=True)
 class RootInitramfs:
-    """bootscope's initramfs for ``release``: its path, the modules it loads in order, the required
-    ones the kernel has built in, and where the modules came from (None: no modules found)."""
+    """bootscope's initramfs for ``release``: its path, the modules it loads in order, the modules it
+    only puts in the root (for the image's systemd), the disk's drivers the kernel has built in, and
+    where the modules came from (None: no modules found)."""
 
     path: Path
     release: str
     modules: tuple[RootModule, ...]
+    for_root: tuple[RootModule, ...]
     builtin: tuple[str, ...]
     modules_dir: Path | None
 
@@ -70,7 +76,9 @@ class RootInitramfs:
         loads = ", ".join(m.name for m in self.modules) or "no modules"
         source = f"from {self.modules_dir}" if self.modules_dir else "(no /lib/modules found for it)"
         built_in = f"; built in: {', '.join(self.builtin)}" if self.builtin else ""
-        return f"bootscope's initramfs loads {loads} {source}{built_in}"
+        extra = ", ".join(m.name for m in self.for_root)
+        root = f"; the root also gets {extra} for its systemd" if extra else ""
+        return f"bootscope's initramfs loads {loads} {source}{built_in}{root}"
 
 
 def module_name(file_name: str) -> str:
@@ -240,14 +248,16 @@ def build_root_initramfs(kernel: Path, release: str) -> RootInitramfs:
     """Return bootscope's initramfs that boots kernel ``kernel`` (release ``release``) on a system
     image's root (cached by content like every bootscope initramfs).
 
+    Its /init loads the disk's modules; the root gets those and SYSTEMD_MODULES with the indexes the
+    host's ``depmod`` writes for them, so the image's kmod (systemd, udev, modprobe) finds them.
     Raises InputError when the kernel has modules but neither the module nor a built-in driver for
-    one of REQUIRED_MODULES; BootError when a module cannot be read or busybox is unusable. A kernel
-    without any modules directory is taken to have the drivers built in (its /init says so and powers
-    off if the root device never appears)."""
+    one of REQUIRED_MODULES; BootError when a module cannot be read, depmod fails or busybox is
+    unusable. A kernel without any modules directory is taken to have the drivers built in (its /init
+    powers off with one line if the root device never appears)."""
     modules_dir = modules_dir_of(kernel, release)
     if modules_dir is None:
         spec = InitramfsSpec(init_script=root_init_script(release, ()))
-        return RootInitramfs(build_initramfs(spec), release, (), (), None)
+        return RootInitramfs(build_initramfs(spec), release, (), (), (), None)
     builtin = builtin_modules(modules_dir)
     files = module_files(modules_dir)
     elves: dict[str, bytes] = {}
@@ -264,26 +274,46 @@ def build_root_initramfs(kernel: Path, release: str) -> RootInitramfs:
         raise InputError(
             f"kernel {release}: {error} in {modules_dir}: it cannot reach the image's root disk"
         ) from None
-    modules = tuple(
-        RootModule(name, files[name], _guest_module_path(files[name], modules_dir)) for name in names
+    for_root = tuple(
+        name for name in load_order(SYSTEMD_MODULES, files, builtin, depends) if name not in names
     )
-    staging: list[tuple[Path, str]] = []
-    for module in modules:
-        staging.append(
-            (
-                _decompressed(module, elves[module.name], release),
-                f"/lib/modules/{release}/{module.guest_path}",
-            )
+
+    def module(name: str) -> RootModule:
+        return RootModule(name, files[name], _guest_module_path(files[name], modules_dir))
+
+    loaded, shipped = tuple(module(name) for name in names), tuple(module(name) for name in for_root)
+    with tempfile.TemporaryDirectory(prefix="bootscope-modules-") as temporary:
+        tree = Path(temporary) / "lib" / "modules" / release
+        for item in (*loaded, *shipped):
+            (tree / item.guest_path).parent.mkdir(parents=True, exist_ok=True)
+            (tree / item.guest_path).write_bytes(elves[item.name])
+        for extra in ("modules.builtin", "modules.builtin.modinfo", "modules.order"):
+            if (modules_dir / extra).is_file():
+                shutil.copyfile(modules_dir / extra, tree / extra)
+        _depmod(Path(temporary), release)
+        staged = tuple(
+            (path, f"/lib/modules/{release}/{path.relative_to(tree).as_posix()}")
+            for path in sorted(tree.rglob("*"))
+            if path.is_file()
         )
-    for extra in ("modules.builtin", "modules.builtin.modinfo", "modules.order"):
-        if (modules_dir / extra).is_file():
-            staging.append((modules_dir / extra, f"/lib/modules/{release}/{extra}"))
-    spec = InitramfsSpec(
-        init_script=root_init_script(release, ((m.name, m.guest_path) for m in modules)),
-        extra_files=tuple(staging),
-    )
+        spec = InitramfsSpec(
+            init_script=root_init_script(release, ((m.name, m.guest_path) for m in loaded)),
+            extra_files=staged,
+        )
+        path = build_initramfs(spec)
     built_in = tuple(name for name in (*REQUIRED_MODULES, *OPTIONAL_MODULES) if name in builtin)
-    return RootInitramfs(build_initramfs(spec), release, modules, built_in, modules_dir)
+    return RootInitramfs(path, release, loaded, shipped, built_in, modules_dir)
+
+
+def _depmod(base: Path, release: str) -> None:
+    """Write modules.dep and its binary indexes for the modules under ``base/lib/modules/RELEASE``."""
+    if shutil.which("depmod") is None:
+        raise BootError("depmod not found: install Debian's kmod package (it indexes the kernel's modules)")
+    done = subprocess.run(
+        ["depmod", "-b", str(base), release], capture_output=True, text=True, timeout=120, check=False
+    )
+    if done.returncode != 0:
+        raise BootError(f"depmod for {release} failed: {done.stderr.strip()[-300:]}")
 
 
 def _guest_module_path(host_path: Path, modules_dir: Path) -> str:
@@ -291,17 +321,3 @@ def _guest_module_path(host_path: Path, modules_dir: Path) -> str:
     for suffix in (".xz", ".zst", ".gz"):
         relative = relative.removesuffix(suffix)
     return relative
-
-
-def _decompressed(module: RootModule, elf: bytes, release: str) -> Path:
-    """Return a host file holding the module's ELF: the file itself if plain, else a decompressed
-    copy under the cache (named by release and path, rewritten only when it differs)."""
-    if module.host_path.name.endswith(".ko"):
-        return module.host_path
-    target = defaults.cache_dir() / "initramfs" / "modules" / release / module.guest_path
-    if not target.is_file() or target.read_bytes() != elf:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        temporary.write_bytes(elf)
-        temporary.replace(target)
-    return target

@@ -44,7 +44,9 @@ class ImageTarget(FakeTarget):
                 f"kernel {kernel.release}: no virtio_blk module and no built-in virtio_blk driver"
             )
         module = RootModule("virtio_blk", Path("/m/virtio_blk.ko"), "kernel/drivers/block/virtio_blk.ko")
-        return RootInitramfs(Path("/fake/root.cpio"), kernel.release or "", (module,), ("ext4",), Path("/m"))
+        return RootInitramfs(
+            Path("/fake/root.cpio"), kernel.release or "", (module,), (), ("ext4",), Path("/m")
+        )
 
 
 def _workload(*variants: str) -> BootWorkload:

@@ -18,6 +18,7 @@ from kernel_pin import TEST_IMAGE
 
 from bootscope.errors import BootError, InputError
 from bootscope.sources.initramfs import read_newc
+from bootscope.sources.kernels import read_image_release
 from bootscope.sources.root_initramfs import (
     LOG_PREFIX,
     build_root_initramfs,
@@ -177,8 +178,6 @@ def test_run_image_with_a_kernel_lacking_the_disk_driver_exits_2(
     # The real pinned bzImage (its release is not the image's), beside a modules tree without virtio.
     kernel = _kernel_tree(tmp_path, {}, builtin=())
     release = kernel.name.removeprefix("vmlinuz-")
-    from bootscope.sources.kernels import read_image_release
-
     real_release = read_image_release(cloud_kernel)
     assert real_release is not None and real_release != release
     target = kernel.with_name(f"vmlinuz-{real_release}")
@@ -191,3 +190,25 @@ def test_run_image_with_a_kernel_lacking_the_disk_driver_exits_2(
     err = capsys.readouterr().err.strip()
     assert code == 2, err
     assert len(err.splitlines()) == 1 and "no virtio_pci module" in err and real_release in err
+
+
+def test_the_load_order_agrees_with_depmod_on_the_real_kernel(cloud_kernel: Path) -> None:
+    # The pinned Debian kernel's own modules: the order read from each module's depends= field puts
+    # every dependency that depmod (run by the build on the shipped modules) names before its user.
+    release = read_image_release(cloud_kernel)
+    assert release is not None
+    root = build_root_initramfs(cloud_kernel, release)
+    names = [m.name for m in root.modules]
+    assert "virtio_blk" in names or "virtio_blk" in root.builtin
+    assert root.modules_dir is not None and "qemu_fw_cfg" in {m.name for m in root.for_root}
+    entries = {name: data for name, _mode, data in read_newc(gzip.decompress(root.path.read_bytes()))}
+    dep = entries[f"lib/modules/{release}/modules.dep"].decode()
+    assert f"lib/modules/{release}/modules.dep.bin" in entries
+    needs = {
+        module_name(Path(head).name): [module_name(Path(d).name) for d in tail.split()]
+        for head, _, tail in (line.partition(":") for line in dep.splitlines())
+    }
+    assert set(names) <= set(needs)
+    for name in names:
+        for dependency in needs[name]:
+            assert names.index(dependency) < names.index(name), (dependency, name)
