@@ -143,7 +143,8 @@ _TABLE = (
         Clock.GUEST_PRINTK,
         "guest printk time from 'Run /init as init process' to the last 'systemd[1]: systemd VERSION"
         " running in system mode' line (the real root's systemd starting; needs systemd.log_target=kmsg,"
-        " which image variants set): the initramfs's whole time.",
+        " which image variants set): the initramfs's whole time. For a kernel foreign to the image that is"
+        " bootscope's initramfs (the kernel's disk modules, mount, switch_root), not the image's own.",
         workloads=("boot", "ssh"),
     ),
     Metric(

@@ -14,6 +14,7 @@ from bootscope.cli import options, ssh_run
 from bootscope.cli.console import error_console, output_console
 from bootscope.cli.signals import stop_on_signals
 from bootscope.errors import InputError
+from bootscope.metrics import INITRD_S
 
 if TYPE_CHECKING:
     from bootscope.lab.progress import Reporter
@@ -79,8 +80,10 @@ def run(
         str | None,
         typer.Option(
             "--image",
-            help="Boot a system image (bootscope image build NAME) to its login prompt: its own kernel, or"
-            " KERNEL when it is the image's release.",
+            help="Boot a system image (bootscope image build NAME) to its login prompt: its own kernel and"
+            " initramfs, or KERNEL on the image's root (the image's initramfs when KERNEL is the image's"
+            " release, else bootscope's initramfs loading KERNEL's own virtio modules:"
+            f" {INITRD_S} is then that initramfs's time).",
         ),
     ] = None,
     seed: options.Seed = None,

@@ -21,12 +21,13 @@ from bootscope.lab.plan import Plan, VariantSpec, plan_from_dict
 from bootscope.lab.schedule import Slot
 from bootscope.lab.target import Target
 from bootscope.lab.workload import RunSettings, SlotRun
-from bootscope.metrics import BOOT_METRICS, BOOT_STOP_METRIC, IMAGE_METRICS
+from bootscope.metrics import BOOT_METRICS, BOOT_STOP_METRIC, IMAGE_METRICS, INITRD_S, KERNEL_INIT_S
 from bootscope.model import Boot, Outcome
 from bootscope.sources.accel import AccelChoice
 from bootscope.sources.disk import disk_format
 from bootscope.sources.image import Image
 from bootscope.sources.qemu import BootConfig
+from bootscope.sources.root_initramfs import RootInitramfs
 from bootscope.store.records import BootRecord, VariantRecord
 
 
@@ -65,6 +66,8 @@ class BootWorkload:
     kind: ClassVar[str] = "boot"
     configs: dict[str, BootConfig] = field(default_factory=dict)
     releases: dict[str, str | None] = field(default_factory=dict)
+    # Per variant: what a kernel foreign to its image boots with (kept with every boot's record).
+    notes: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_document(cls, document: Mapping[str, Any]) -> BootWorkload:
@@ -124,7 +127,8 @@ class BootWorkload:
 
     def prepare(self, target: Target, accel: str) -> list[str]:
         """Resolve every variant's kernel and build its initramfs; raises BootError or InputError
-        (naming the variant) before anything is stored. Returns no notes."""
+        (naming the variant) before anything is stored. Returns a note for each image variant whose
+        kernel boots on the image's root through bootscope's initramfs."""
         for variant in self.plan.variants:
             if variant.image:
                 self.configs[variant.name], self.releases[variant.name] = self._image_config(
@@ -152,7 +156,15 @@ class BootWorkload:
                 raise InputError(f"variant {variant.name}: {error}") from None
             self.configs[variant.name] = config
             self.releases[variant.name] = kernel.release
-        return []
+        notes = [f"variant {name}: {note}" for name, note in self.notes.items()]
+        own = [v.name for v in self.plan.variants if v.image and v.name not in self.notes]
+        if self.notes and own:
+            notes.append(
+                f"variants {', '.join(own)} boot the image's own initramfs, variants"
+                f" {', '.join(self.notes)} bootscope's: their {INITRD_S} measure different initramfs,"
+                f" and {KERNEL_INIT_S} includes unpacking an initramfs of another size"
+            )
+        return notes
 
     def _machine(self, variant: VariantSpec, accel: str) -> dict[str, Any]:
         """Return the BootConfig fields every variant sets the same way: the machine, the
@@ -170,25 +182,26 @@ class BootWorkload:
 
     def _image_config(self, variant: VariantSpec, target: Target, accel: str) -> tuple[BootConfig, str]:
         """Return how to boot an image variant, and its kernel release: the image's kernel and
-        initramfs (or the variant's kernel, which must be the image's release: the image's initramfs
-        and /lib/modules hold that release's modules only), root on the image's disk, the collector's
-        end marker ending the boot. Raises InputError or BootError naming the variant."""
+        initramfs, or the variant's kernel (with the image's initramfs when it is the image's release,
+        else with bootscope's root initramfs: the image's initramfs and /lib/modules fit its own kernel
+        only), root on the image's disk, the collector's end marker ending the boot. Records in
+        ``notes`` what a foreign kernel boots with. Raises InputError or BootError naming the variant."""
         assert variant.image is not None
         image: Image = target.resolve_image(variant.image)
-        kernel_path = image.kernel
+        kernel_path, initrd, release = image.kernel, image.initrd, image.release
         if variant.kernel:
             kernel = target.resolve_kernel(variant.kernel)
-            if kernel.release != image.release:
-                raise InputError(
-                    f"variant {variant.name}: kernel {variant.kernel} is"
-                    f" {kernel.release or 'of unknown release'}, image {image.name} holds {image.release}:"
-                    " the image's initramfs and modules fit its own kernel only; leave KERNEL out, or"
-                    " build the image with --kernel for it"
-                )
             kernel_path = kernel.image
+            if kernel.release != image.release:
+                try:
+                    root = target.build_root_initramfs(kernel)
+                except InputError as error:
+                    raise InputError(f"variant {variant.name}: {error}") from None
+                initrd, release = root.path, root.release
+                self.notes[variant.name] = foreign_kernel_note(root, image)
         config = BootConfig(
             kernel=kernel_path,
-            initrd=image.initrd,
+            initrd=initrd,
             append=f"{defaults.IMAGE_APPEND} {variant.append}".strip(),
             **self._machine(variant, accel),
             # The boot is ok once the marker (the login prompt) came, and ends when the image's
@@ -203,7 +216,7 @@ class BootWorkload:
             target.check(config)
         except InputError as error:
             raise InputError(f"variant {variant.name}: {error}") from None
-        return config, image.release
+        return config, release
 
     def slot_done(self, slot: Slot, records: Sequence[BootRecord]) -> bool:
         """A boot slot is done once it has a final record."""
@@ -226,7 +239,7 @@ class BootWorkload:
             index=run.first_index,
             warmup=run.slot.warmup,
             outcome=boot.outcome.value,
-            reason="; ".join(part for part in (boot.reason, note) if part),
+            reason="; ".join(part for part in (boot.reason, self.notes.get(variant.name), note) if part),
             accel=boot.accel,
             command=boot.command,
             kernel_release=release,
@@ -237,6 +250,16 @@ class BootWorkload:
 
     def _variant(self, name: str) -> VariantSpec:
         return next(v for v in self.plan.variants if v.name == name)
+
+
+def foreign_kernel_note(root: RootInitramfs, image: Image) -> str:
+    """Return the note every boot of a kernel foreign to ``image`` carries: it did not boot the
+    image's (Debian's) initramfs, so its initrd_s is bootscope's initramfs's time."""
+    return (
+        f"kernel {root.release} booted on image {image.name}'s root via bootscope's initramfs"
+        f" (the image has no modules for it, only for {image.release}): {root.describe()};"
+        f" {INITRD_S} is that initramfs's time, not Debian's"
+    )
 
 
 def _guest_initrd(variant: VariantSpec, target: Target) -> Path | None:

@@ -30,6 +30,7 @@ from bootscope.sources.accel import AccelChoice
 from bootscope.sources.image import Image
 from bootscope.sources.kernels import KernelImage
 from bootscope.sources.qemu import BootConfig
+from bootscope.sources.root_initramfs import RootInitramfs
 
 FAKE_RELEASE = "6.1.0-fake-amd64"
 _WORD = re.compile(r"(?:^|\s)(fake\.[a-z_]+|bootscope\.[a-z_]+)=(\S+)")
@@ -63,6 +64,12 @@ class FakeTarget:
     def resolve_image(self, name: str) -> Image:
         """Raise BootError: the fake target boots synthetic consoles, not system images."""
         raise BootError(f"the fake target has no system images (asked for {name!r})")
+
+    def build_root_initramfs(self, kernel: KernelImage) -> RootInitramfs:
+        """Raise BootError: the fake target boots no system images."""
+        raise BootError(
+            f"the fake target has no system images (asked for a root initramfs for {kernel.spec!r})"
+        )
 
     def resolve_to(self, spec: str) -> tuple[Path, str | None]:
         """Return ``spec`` as the kernel to kexec into, with the fake release."""

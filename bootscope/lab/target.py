@@ -23,6 +23,7 @@ from bootscope.sources.initramfs import InitramfsSpec, build_initramfs
 from bootscope.sources.kernels import KernelImage, read_image_release, resolve_kernel
 from bootscope.sources.kexec import build_chain_initramfs
 from bootscope.sources.qemu import BootConfig, boot_once, validate
+from bootscope.sources.root_initramfs import RootInitramfs, build_root_initramfs
 
 LineCallback = Callable[[LogLine], None]
 StartCallback = Callable[[int], None]
@@ -45,6 +46,10 @@ class Target(Protocol):
 
     def resolve_image(self, name: str) -> Image:
         """Return the system image called ``name`` (built by ``bootscope image build``)."""
+
+    def build_root_initramfs(self, kernel: KernelImage) -> RootInitramfs:
+        """Return bootscope's initramfs that boots ``kernel`` on a system image's root (the kernel's
+        own disk modules, then switch_root), for a kernel the image has no modules for."""
 
     def build_chain_initramfs(self, to_kernel: Path) -> Path:
         """Return the kexec chain initramfs that kexecs into ``to_kernel``."""
@@ -98,6 +103,14 @@ class LocalQemu:
     def resolve_image(self, name: str) -> Image:
         """Return the image ``name`` from the user's cache; raises InputError if it was never built."""
         return find_image(name)
+
+    def build_root_initramfs(self, kernel: KernelImage) -> RootInitramfs:
+        """Return bootscope's root initramfs for ``kernel`` (see
+        :func:`bootscope.sources.root_initramfs.build_root_initramfs`); raises InputError for a kernel
+        of unknown release or without the root disk's drivers."""
+        if not kernel.release:
+            raise InputError(f"kernel {kernel.spec} carries no release string: its modules cannot be found")
+        return build_root_initramfs(kernel.image, kernel.release)
 
     def build_chain_initramfs(self, to_kernel: Path) -> Path:
         """Return the chain initramfs (busybox, the host's kexec and ``to_kernel``)."""

@@ -1,0 +1,87 @@
+"""Which initramfs an image variant boots: the image's own for its release, bootscope's root initramfs
+for any other kernel, said in the run's notes (fast: a fake target, nothing boots)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from bootscope.errors import InputError
+from bootscope.lab.boot import BootWorkload
+from bootscope.lab.fake import FAKE_RELEASE, FakeTarget
+from bootscope.lab.plan import build_plan
+from bootscope.sources.image import Image, ImageRecipe
+from bootscope.sources.kernels import KernelImage
+from bootscope.sources.root_initramfs import RootInitramfs, RootModule
+
+
+@dataclass(slots=True)
+class ImageTarget(FakeTarget):
+    """The fake target with one image, whose kernel release is ``image_release``."""
+
+    image_release: str = FAKE_RELEASE
+    refuse: bool = False
+
+    def resolve_image(self, name: str) -> Image:
+        root = Path("/fake/images") / name
+        return Image(
+            name,
+            "k",
+            root / "disk.img",
+            root / "vmlinuz",
+            root / "initrd.img",
+            self.image_release,
+            ImageRecipe(),
+            1.0,
+            "now",
+        )
+
+    def build_root_initramfs(self, kernel: KernelImage) -> RootInitramfs:
+        if self.refuse:
+            raise InputError(
+                f"kernel {kernel.release}: no virtio_blk module and no built-in virtio_blk driver"
+            )
+        module = RootModule("virtio_blk", Path("/m/virtio_blk.ko"), "kernel/drivers/block/virtio_blk.ko")
+        return RootInitramfs(
+            Path("/fake/root.cpio"), kernel.release or "", (module,), (), ("ext4",), Path("/m")
+        )
+
+
+def _workload(*variants: str) -> BootWorkload:
+    plan = build_plan(
+        kernel=None,
+        base_options=[("image", "img")],
+        variant_texts=list(variants),
+        plan_file=None,
+        settings={"seed": 1},
+    )
+    return BootWorkload(plan)
+
+
+def test_the_images_release_boots_the_images_own_initramfs() -> None:
+    workload = _workload("own:kernel=k1")
+    assert workload.prepare(ImageTarget(), "tcg") == []
+    assert workload.configs["own"].initrd == Path("/fake/images/img/initrd.img")
+    assert workload.releases["own"] == FAKE_RELEASE and not workload.notes
+
+
+def test_another_release_boots_bootscopes_root_initramfs_and_says_so() -> None:
+    workload = _workload("plain:", "other:kernel=k2")
+    notes = workload.prepare(ImageTarget(image_release="6.1.0-50-cloud-amd64"), "tcg")
+    assert workload.configs["other"].initrd == Path("/fake/root.cpio")
+    assert workload.configs["other"].kernel == Path("k2")
+    assert workload.configs["plain"].initrd == Path("/fake/images/img/initrd.img")
+    assert workload.releases["other"] == FAKE_RELEASE
+    note = workload.notes["other"]
+    assert "via bootscope's initramfs" in note and "6.1.0-50-cloud-amd64" in note and "virtio_blk" in note
+    assert any(text.startswith("variant other: kernel") for text in notes)
+    # One variant with the image's initramfs and one with bootscope's: initrd_s is not comparable.
+    assert any("initrd_s" in text and "plain" in text and "other" in text for text in notes)
+
+
+def test_a_kernel_without_the_disk_driver_names_the_variant() -> None:
+    workload = _workload("other:kernel=k2")
+    with pytest.raises(InputError, match=r"^variant other: kernel .*no virtio_blk module"):
+        workload.prepare(ImageTarget(image_release="6.1.0-50-cloud-amd64", refuse=True), "tcg")
