@@ -14,8 +14,10 @@ from bootscope.metrics import (
     BOOT_LOG_DEFINITIONS,
     DEFINITIONS,
     LATENCY_METRICS,
+    REBOOT_BLIND_S,
     REBOOT_DOWNTIME_S,
     REBOOT_SHUTDOWN_S,
+    REBOOT_STOP_S,
     UNITS,
 )
 from bootscope.model import LogLine
@@ -149,6 +151,6 @@ def test_definitions_cover_the_metrics() -> None:
     # nor are the reboot times an SSH target measures from outside the machine.
     assert {UNITS[name] for name in BOOT_LOG_DEFINITIONS} == {"s"}
     assert {UNITS[name] for name in LATENCY_METRICS} == {"us"}
-    outside = {REBOOT_DOWNTIME_S, REBOOT_SHUTDOWN_S}
+    outside = {REBOOT_DOWNTIME_S, REBOOT_SHUTDOWN_S, REBOOT_STOP_S, REBOOT_BLIND_S}
     assert {UNITS[name] for name in outside} == {"s"}
     assert set(DEFINITIONS) - set(BOOT_LOG_DEFINITIONS) == set(LATENCY_METRICS) | outside
