@@ -75,6 +75,10 @@ def diff(
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Write here instead of stdout.")
     ] = None,
+    plot: Annotated[
+        Path | None,
+        typer.Option("--plot", help="Also draw the total and the --top components as bars (.png or .svg)."),
+    ] = None,
 ) -> None:
     """What got slower: every phase, initcall, CPU, gap and unit compared, ranked by share of the total."""
     from bootscope.lab.diff import check_kinds, diff_parts, diff_run, parts_from_logs
@@ -115,6 +119,11 @@ def diff(
         result = diff_parts(
             side_a, side_b, metric=metric, names=names, kinds=kinds, source="logs", alpha=alpha, fdr=fdr
         )
+    if plot is not None:
+        from bootscope.report.diff_plot import plot_diff
+
+        plot_diff(result, top, plot)
+        print(f"wrote {plot}", file=sys.stderr)
     if fmt == "json":
         text = diff_out.to_json(result, top) + "\n"
     elif fmt == "mail":

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from cli_here import run_in_process
+from images import assert_png_drawn
 
 from bootscope.lab.execute import start_experiment
 from bootscope.lab.plan import Plan, VariantSpec
@@ -58,6 +59,10 @@ def test_diff_names_cpu_bringup_for_a_second_cpu(smp_boots: Path, capsys: pytest
     # The phases still add up to the total's shift, whatever noise moved them.
     total = by_phase["total"]["shift"]
     assert by_phase["decomposition"]["phase"]["sum_of_shifts"] == pytest.approx(total, abs=0.05)
+    # The same ranking drawn as bars: a 1920 x 1080 picture with ink on it.
+    png = smp_boots.parent / "smp.png"
+    _diff(capsys, smp_boots, "--by", "phase", "--plot", str(png))
+    assert_png_drawn(png)
     by_cpu = _diff(capsys, smp_boots, "--by", "cpu")
     (cpu1,) = by_cpu["components"]
     assert (cpu1["name"], cpu1["status"], cpu1["b"]["n"]) == ("cpu1", "appeared", BOOTS_PER_VARIANT)
