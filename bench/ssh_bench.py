@@ -107,9 +107,9 @@ def from_db(db: str) -> str:
 
 `python -m bench.ssh_bench --from-db DB` on the kexec reboots that `tests/lab/test_ssh_target.py`
 stored (the test image served by `bootscope image serve`, QEMU TCG, 1 vCPU, 1 GiB, on the 2-core
-development host while the rest of the suite ran). Bare reboot = the machine's own time from the order to SSH listening again: host
-time from the order to the new kernel's banner on the console, plus the new kernel's journal time of
-`Started ssh.service`. Measured = `reboot_downtime_s`.
+development host while the rest of the suite ran). Bare reboot = the machine's own time from the
+order to SSH listening again: host time from the order to the new kernel's banner on the console,
+plus the new kernel's journal time of `Started ssh.service`. Measured = `reboot_downtime_s`.
 
 | variant | `reboot_downtime_s` (s) | order -> banner (s) | banner -> sshd (s) | bare (s) | overhead (s) |
 | --- | --- | --- | --- | --- | --- |
@@ -179,8 +179,9 @@ def main(argv: list[str] | None = None) -> None:
     section = f"""## {NAME}
 
 `python -m bench.ssh_bench --n {args.n}`: the test image served by `bootscope image serve` (QEMU TCG, 1 vCPU,
-1 GiB) on the 2-core development host (load average {os.getloadavg()[0]:.1f} when it ended); {args.n} bare kexec reboots and
-{args.n} measured ones (`bootscope run ssh://... --reboot kexec -n 1 --console ...`), alternating.
+1 GiB) on the 2-core development host (load average {os.getloadavg()[0]:.1f} when it ended);
+{args.n} bare kexec reboots and {args.n} measured ones (`bootscope run ssh://... --reboot kexec -n 1
+--console ...`), alternating.
 
 | what | median (s) | each (s) |
 | --- | --- | --- |
