@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import socket
 import statistics
@@ -105,11 +106,10 @@ def from_db(db: str) -> str:
     return f"""## {NAME}
 
 `python -m bench.ssh_bench --from-db DB` on the kexec reboots that `tests/lab/test_ssh_target.py`
-stored (the test image served by `bootscope image serve`, QEMU TCG, 1 vCPU, 1 GiB, on the shared
-2-core host with a load average of 8 to 15 from five helpers' tests: every number here is slowed
-several times over). Bare reboot = the machine's own time from the order to SSH listening again: host
-time from the order to the new kernel's banner on the console, plus the new kernel's journal time of
-`Started ssh.service`. Measured = `reboot_downtime_s`.
+stored (the test image served by `bootscope image serve`, QEMU TCG, 1 vCPU, 1 GiB, on the 2-core
+development host while the rest of the suite ran). Bare reboot = the machine's own time from the
+order to SSH listening again: host time from the order to the new kernel's banner on the console,
+plus the new kernel's journal time of `Started ssh.service`. Measured = `reboot_downtime_s`.
 
 | variant | `reboot_downtime_s` (s) | order -> banner (s) | banner -> sshd (s) | bare (s) | overhead (s) |
 | --- | --- | --- | --- | --- | --- |
@@ -117,7 +117,7 @@ time from the order to the new kernel's banner on the console, plus the new kern
 
 Median overhead of measuring: {overhead:+.1f} s per reboot (probe pauses of 0.3 s, a probe's connect
 and banner wait of up to 15 s while the guest's network is not up, and the key exchange of the probe
-that succeeds, all under TCG on a loaded host). A measured reboot's whole slot also waits for systemd
+that succeeds, all under TCG). A measured reboot's whole slot also waits for systemd
 to finish and reads the journal and accounting (one more ssh command).
 """
 
@@ -179,8 +179,9 @@ def main(argv: list[str] | None = None) -> None:
     section = f"""## {NAME}
 
 `python -m bench.ssh_bench --n {args.n}`: the test image served by `bootscope image serve` (QEMU TCG, 1 vCPU,
-1 GiB) on the shared 2-core host while other helpers ran their tests; {args.n} bare kexec reboots and
-{args.n} measured ones (`bootscope run ssh://... --reboot kexec -n 1 --console ...`), alternating.
+1 GiB) on the 2-core development host (load average {os.getloadavg()[0]:.1f} when it ended);
+{args.n} bare kexec reboots and {args.n} measured ones (`bootscope run ssh://... --reboot kexec -n 1
+--console ...`), alternating.
 
 | what | median (s) | each (s) |
 | --- | --- | --- |

@@ -63,10 +63,10 @@ def boot_components(
     lines: Sequence[LogLine] = (),
 ) -> Components:
     """Return ``{(kind, name): seconds}`` for one boot, for the ``kinds`` asked. ``kernel_only``
-    leaves out the phases after ``Run /init`` (to decompose ``kernel_init_s``). Gaps come from
-    ``lines`` (every line's silence, :func:`line_gaps`) when given, else from the breakdown's largest
-    gaps only. An initcall that never returned, a CPU whose bring-up the log does not time and a
-    unit that never became active are left out. Raises nothing."""
+    leaves out the phases after ``Run /init`` and systemd's units (to decompose ``kernel_init_s``).
+    Gaps come from ``lines`` (every line's silence, :func:`line_gaps`) when given, else from the
+    breakdown's largest gaps only. An initcall that never returned, a CPU whose bring-up the log
+    does not time and a unit that never became active are left out. Raises nothing."""
     found: Components = {}
     if PHASE in kinds:
         for phase in breakdown.phases:
@@ -88,7 +88,7 @@ def boot_components(
         for gap in breakdown.gaps:
             key = (GAP, gap_name(gap.before))
             found[key] = found.get(key, 0.0) + gap.duration_s
-    if UNIT in kinds:
+    if UNIT in kinds and not kernel_only:
         for unit in units:
             if unit.activation_s is not None:
                 found[(UNIT, unit.unit)] = unit.activation_s

@@ -14,7 +14,7 @@ from bootscope import defaults
 from bootscope.cli import options
 from bootscope.cli.console import output_console
 from bootscope.errors import InputError
-from bootscope.metrics import DEFAULT_METRIC
+from bootscope.metrics import DEFAULT_METRIC, LOGIN_PROMPT_S, SYSTEMD_USERSPACE_S
 
 if TYPE_CHECKING:
     from bootscope.lab.diff import BootParts
@@ -75,6 +75,10 @@ def diff(
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Write here instead of stdout.")
     ] = None,
+    plot: Annotated[
+        Path | None,
+        typer.Option("--plot", help="Also draw the total and the --top components as bars (.png or .svg)."),
+    ] = None,
 ) -> None:
     """What got slower: every phase, initcall, CPU, gap and unit compared, ranked by share of the total."""
     from bootscope.lab.diff import check_kinds, diff_parts, diff_run, parts_from_logs
@@ -83,6 +87,11 @@ def diff(
     options.check_format(fmt, DIFF_FORMATS)
     _check_metric(metric)
     kinds = check_kinds(by or [])
+    if kinds == ("unit",) and metric == DEFAULT_METRIC:
+        raise InputError(
+            f"systemd's units start after Run /init, outside {DEFAULT_METRIC}: give --metric"
+            f" {SYSTEMD_USERSPACE_S} (or {LOGIN_PROMPT_S}) with --by unit"
+        )
     if top < 1:
         raise InputError("--top must be at least 1")
     if not 0 < fdr < 1:
@@ -115,6 +124,11 @@ def diff(
         result = diff_parts(
             side_a, side_b, metric=metric, names=names, kinds=kinds, source="logs", alpha=alpha, fdr=fdr
         )
+    if plot is not None:
+        from bootscope.report.diff_plot import plot_diff
+
+        plot_diff(result, top, plot)
+        print(f"wrote {plot}", file=sys.stderr)
     if fmt == "json":
         text = diff_out.to_json(result, top) + "\n"
     elif fmt == "mail":
@@ -142,11 +156,13 @@ def _split_run(text: str) -> tuple[str, str | None]:
     return run, variant or None
 
 
-def _run_variant_parts(store: Store, text: str, metric: str) -> tuple[str | None, list[BootParts]]:
+def _run_variant_parts(
+    store: Store, text: str, metric: str, every_component: bool = False
+) -> tuple[str | None, list[BootParts]]:
     from bootscope.lab.diff import parts_from_run
 
     run, variant = _split_run(text)
-    run_id, by_variant = parts_from_run(store, run, metric)
+    run_id, by_variant = parts_from_run(store, run, metric, every_component=every_component)
     if variant is None:
         if len(by_variant) != 1:
             raise InputError(
@@ -170,7 +186,9 @@ def baseline_save(
     from bootscope.store import Store
 
     with Store.open(db) as store:
-        variant, parts = _run_variant_parts(store, source, DEFAULT_METRIC)
+        # Every component, the userspace phases and systemd's units too: `check --metric` picks
+        # those that decompose the metric it checks.
+        variant, parts = _run_variant_parts(store, source, DEFAULT_METRIC, every_component=True)
         document = reference_document(store, _split_run(source)[0], variant, parts)
     write_text_atomically(output, json.dumps(document, indent=1) + "\n")
     components = sum(len(names) for names in document["components"].values())

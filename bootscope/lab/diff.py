@@ -49,16 +49,22 @@ def check_kinds(by: Sequence[str]) -> tuple[str, ...]:
 
 
 def parts_from_run(
-    store: Store, run: int | str, metric: str, kinds: Sequence[str] = KINDS
+    store: Store,
+    run: int | str,
+    metric: str,
+    kinds: Sequence[str] = KINDS,
+    every_component: bool = False,
 ) -> tuple[int, dict[str, list[BootParts]]]:
     """Return the run's id and, per variant in the run's order, its ok, final, measured boots as
-    BootParts (total from the stored metric). Raises StoreError for an unknown run."""
+    BootParts (total from the stored metric). The components are those that decompose ``metric``
+    (for kernel_init_s, none after ``Run /init``), or every one with ``every_component`` (a
+    reference file keeps them all). Raises StoreError for an unknown run."""
     from bootscope.lab.stored import analyze_stored_boot  # the analysis stack: only when used
 
     record = store.experiment(run)
     boots = store.boots(record.id)
     result: dict[str, list[BootParts]] = {variant.name: [] for variant in record.variants}
-    kernel_only = metric == KERNEL_INIT_S
+    kernel_only = metric == KERNEL_INIT_S and not every_component
     for boot in boots:
         if boot.superseded or boot.outcome != "ok" or boot.warmup:
             continue

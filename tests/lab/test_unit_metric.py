@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_here import run_in_process
 
 from bootscope.errors import InputError
 from bootscope.lab.execute import start_experiment
@@ -60,3 +61,31 @@ def test_compare_calls_the_variant_with_the_quicker_unit_faster(tmp_path: Path) 
     assert doc["metric"] == "unit:slow\\x2dunit.service" and doc["verdict"] == "faster"
     assert doc["shift"]["estimate"] == pytest.approx(-2.0, abs=0.06)
     assert "InactiveExitTimestampMonotonic" in doc["definition"]
+
+
+def test_a_reference_keeps_the_units_and_check_names_a_slower_unit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # baseline save keeps every component, systemd's units too; check --metric userspace_s compares
+    # them (check --metric kernel_init_s stops at Run /init and never looks at a unit).
+    db = tmp_path / "u.db"
+    run = _stored_run(db)
+    ref = tmp_path / "fast.json"
+    assert run_in_process("baseline", "save", f"{run}:fast", "-o", str(ref), "--db", str(db)) == 0
+    units = json.loads(ref.read_text())["components"]["unit"]
+    assert len(units["slow\\x2dunit.service"]) == 5
+    assert all(1.0 <= v <= 1.05 for v in units["slow\\x2dunit.service"])
+    capsys.readouterr()
+    slower = run_in_process(
+        "check", f"{run}:slow", "--against", str(ref), "--db", str(db), "--metric", "userspace_s"
+    )
+    err = capsys.readouterr().err
+    assert slower == 1, err
+    assert "unit slow\\x2dunit.service" in err
+    same = run_in_process(
+        "check", f"{run}:fast", "--against", str(ref), "--db", str(db), "--metric", "userspace_s"
+    )
+    err = capsys.readouterr().err
+    assert same in (0, 125) and "unit slow" not in err, err
+    kernel = run_in_process("check", f"{run}:slow", "--against", str(ref), "--db", str(db))
+    assert "unit slow" not in capsys.readouterr().err and kernel in (0, 1, 125)

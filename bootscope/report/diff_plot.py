@@ -1,0 +1,100 @@
+"""What got slower, drawn: the total's shift and the components that explain it as horizontal bars,
+ranked as `diff` ranks them, each with its interval; components that moved at the stated FDR in a
+strong colour, the rest pale, appeared/disappeared ones hatched, and the part no component explains."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from bootscope.report.plot import COLORS, DPI, SLIDE_IN, _save, _short
+from bootscope.stats.attribution import DiffResult
+from bootscope.stats.compare import FASTER, SLOWER
+
+TOTAL_KIND = "total"
+LEFT_KIND = "left"
+
+
+@dataclass(frozen=True, slots=True)
+class BarRow:
+    """One bar: its label, kind (a component kind, ``total`` or ``left``), shift (s, b - a) with its
+    interval (None where there is none), whether it moved and its status (compared, appeared...)."""
+
+    label: str
+    kind: str
+    shift_s: float
+    ci_s: tuple[float, float] | None
+    moved: bool
+    status: str
+
+
+def bar_rows(result: DiffResult, top: int) -> list[BarRow]:
+    """Return the bars of ``result``: the total first, then the ``top`` components in diff's order
+    (components without a shift left out), then, when they come from one kind and some moved, what
+    the moved components leave unexplained of the total."""
+    attribution = result.attribution
+    total = attribution.total
+    rows = [
+        BarRow(
+            f"total {result.metric}",
+            TOTAL_KIND,
+            float(total.shift_estimate or 0.0),
+            total.shift_ci,
+            total.verdict in (FASTER, SLOWER),
+            total.verdict,
+        )
+    ]
+    shown = [c for c in attribution.components if c.shift_s is not None][:top]
+    rows += [
+        BarRow(f"{c.kind} {c.name}", c.kind, float(c.shift_s or 0.0), c.shift_ci_s, c.moved, c.status)
+        for c in shown
+    ]
+    if len(attribution.by_kind) == 1:
+        kind = attribution.by_kind[0]
+        if kind.moved and kind.unexplained_s is not None:
+            rows.append(BarRow("left unexplained", LEFT_KIND, float(kind.unexplained_s), None, False, "left"))
+    return rows
+
+
+def plot_diff(result: DiffResult, top: int, path: Path) -> None:
+    """Write the bars of ``result`` (see :func:`bar_rows`) to ``path`` (.png or .svg, 1920 x 1080
+    pixels). Raises InputError for another suffix."""
+    import matplotlib.pyplot as plt
+
+    rows = bar_rows(result, top)
+    plt.rcParams.update({"font.size": 13, "axes.titlesize": 16, "axes.labelsize": 14})
+    fig, ax = plt.subplots(figsize=SLIDE_IN, dpi=DPI, layout="constrained")
+    ys = list(range(len(rows)))[::-1]  # the total on top
+    for y, row in zip(ys, rows, strict=True):
+        if row.kind == TOTAL_KIND:
+            color, alpha = "#1d2433", 1.0
+        elif row.kind == LEFT_KIND:
+            color, alpha = COLORS[7], 0.5
+        else:
+            color = COLORS[4] if row.shift_s > 0 else COLORS[2]
+            alpha = 1.0 if row.moved else 0.35
+        hatch = "//" if row.status in ("appeared", "disappeared") else None
+        ax.barh(y, row.shift_s, color=color, alpha=alpha, hatch=hatch, edgecolor=color, height=0.7)
+        if row.ci_s is not None:
+            low, high = row.ci_s
+            ax.errorbar(
+                [row.shift_s],
+                [y],
+                xerr=[[max(0.0, row.shift_s - low)], [max(0.0, high - row.shift_s)]],
+                color="#1d2433",
+                capsize=5,
+                lw=1.5,
+            )
+    ax.axvline(0.0, color="#1d2433", lw=1)
+    labels = [
+        _short(row.label, 48) + (" (moved)" if row.moved and row.kind != TOTAL_KIND else "") for row in rows
+    ]
+    ax.set_yticks(ys, labels)
+    ax.set_xlabel(
+        f"shift of {result.variant} against {result.baseline} (s, b - a; whiskers: 95 % interval)\n"
+        f"strong: moved at FDR {result.attribution.fdr:g}; pale: not; hatched: appeared or"
+        " disappeared; red slower, green faster"
+    )
+    ax.set_title(_short(f"what moved {result.metric}: {result.variant} vs {result.baseline}", 90))
+    ax.grid(axis="x", alpha=0.3)
+    _save(fig, path)
