@@ -1,5 +1,6 @@
 """One real A/B in QEMU: the pinned Debian cloud kernel against debian:rt, cyclictest under hackbench
-in a busybox guest (tools and libraries copied from the host), two short runs a side interleaved.
+in a busybox guest (tools and libraries copied from the host), one short run a side (a run is a boot,
+the tool, the load and the guest's shutdown: about 80 s under TCG here).
 Checks every run is stored with its histogram and the facts it ran under. TCG latencies are not
 hardware latencies: this proves the machinery, not which kernel is better (see the README)."""
 
@@ -24,7 +25,7 @@ def test_cloud_against_rt_kernel_under_hackbench_in_qemu(
     db = tmp_path / "ab.db"
     code = run_in_process(
         "latency", "run", str(cloud_kernel), "--variant", "cloud", "--variant", "rt:kernel=debian:rt",
-        "--load", "hackbench", "--duration", "3s", "-n", "2", "--accel", "tcg", "--seed", "4",
+        "--load", "hackbench", "--duration", "3s", "-n", "1", "--accel", "tcg", "--seed", "4",
         "--db", str(db), "--format", "json",
     )  # fmt: skip
     out = capsys.readouterr().out
@@ -33,8 +34,7 @@ def test_cloud_against_rt_kernel_under_hackbench_in_qemu(
     exp_id = document["experiment"]
     with Store.open(db) as store:
         boots = store.boots(exp_id)
-        assert sorted(b.variant for b in boots) == ["cloud", "cloud", "rt", "rt"]
-        assert [b.variant for b in sorted(boots, key=lambda b: b.index)] != ["cloud", "cloud", "rt", "rt"]
+        assert sorted(b.variant for b in boots) == ["cloud", "rt"]
         for boot in boots:
             assert boot.outcome == "ok", boot.reason
             assert boot.accel == "tcg" and boot.command[0] == "cyclictest"
@@ -63,6 +63,6 @@ def test_cloud_against_rt_kernel_under_hackbench_in_qemu(
             after = interrupt_counts(transcript.text("interrupts-after"))
             assert after["LOC"] > before["LOC"]  # the local timer fired while the tool ran
     runs = {v["name"]: v["runs"] for v in document["variants"]}
-    assert all(len(r) == 2 and all(x["max_us"] is not None for x in r) for r in runs.values())
-    # Two runs a side: compared, but no verdict (at least 5 runs a side are needed).
+    assert all(len(r) == 1 and all(x["max_us"] is not None for x in r) for r in runs.values())
+    # One run a side: compared, but no verdict (at least 5 runs a side are needed).
     assert {c["verdict"] for c in document["comparisons"]["rt"]} == {"too few runs"}
