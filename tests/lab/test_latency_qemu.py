@@ -64,5 +64,6 @@ def test_cloud_against_rt_kernel_under_hackbench_in_qemu(
             assert after["LOC"] > before["LOC"]  # the local timer fired while the tool ran
     runs = {v["name"]: v["runs"] for v in document["variants"]}
     assert all(len(r) == 1 and all(x["max_us"] is not None for x in r) for r in runs.values())
-    # One run a side: compared, but no verdict (at least 5 runs a side are needed).
-    assert {c["verdict"] for c in document["comparisons"]["rt"]} == {"too few runs"}
+    # One run a side: nothing to compare across runs, and the output says so (no made-up verdict).
+    assert "rt" not in document["comparisons"]
+    assert any("fewer than 2 resolved runs a side" in w for w in document["warnings"]), document["warnings"]
