@@ -2,9 +2,10 @@
 with -smp 1 against -smp 2, 6 boots each, interleaved. -icount hangs at secondary CPU bring-up with
 more than one vCPU on this QEMU (7.2), so these boots run under plain TCG and host load reaches them.
 
-Measured by hand here (4 a side): smp_bringup moved by +0.105 s [0.103, 0.108] (QEMU starting the
-second vCPU and the kernel waiting for it), the largest share of the total; by CPU, cpu1 appeared
-(0.099 s); the other phases moved by noise of either sign."""
+What must hold: smp_bringup moves by the second CPU's bring-up (by hand: +0.105 s [0.103, 0.108] on a
+busy host, +0.107 s [0.105, 0.116] on a quiet one), from next to nothing with one CPU, and cpu1 appears.
+It need not come first: on the quiet host initcalls (+0.14 s) and mm_init (-0.18 s) moved too, since a
+second vCPU under TCG changes more than the bring-up; HL shifts of noisy phases do not add up exactly."""
 
 from __future__ import annotations
 
@@ -54,11 +55,11 @@ def test_diff_names_cpu_bringup_for_a_second_cpu(smp_boots: Path, capsys: pytest
     assert bringup["a"]["median"] < 0.005 and bringup["moved"], bringup
     low, high = bringup["shift"]["ci"]
     assert 0.02 < low <= high < 1.0
-    moved = [c["name"] for c in by_phase["components"] if c["moved"] and c["shift"]["estimate"] > 0]
-    assert moved[0] == "smp_bringup", moved
-    # The phases still add up to the total's shift, whatever noise moved them.
-    total = by_phase["total"]["shift"]
-    assert by_phase["decomposition"]["phase"]["sum_of_shifts"] == pytest.approx(total, abs=0.05)
+    # One CPU brings up nothing, so the shift is the second CPU's bring-up itself, the tightest kind.
+    assert high - low < 0.05
+    # The phases add up to kernel_init_s in every boot, so their shifts land within the total's interval.
+    total_low, total_high = by_phase["total"]["ci"]
+    assert total_low <= by_phase["decomposition"]["phase"]["sum_of_shifts"] <= total_high
     # The same ranking drawn as bars: a 1920 x 1080 picture with ink on it.
     png = smp_boots.parent / "smp.png"
     _diff(capsys, smp_boots, "--by", "phase", "--plot", str(png))
