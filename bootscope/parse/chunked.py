@@ -13,6 +13,7 @@ splitting rules and warnings are those of ``BootStream`` on the dmesg format
 
 from __future__ import annotations
 
+import codecs
 import re
 from collections.abc import Generator, Iterable, Iterator
 from typing import Any
@@ -25,7 +26,7 @@ from bootscope.model import LogLine
 from bootscope.parse.columns import INITCALL_PATTERNS, BootColumns, InitcallColumns, KnownLine
 from bootscope.parse.formats import DMESG_ANYWHERE, DMESG_PREFIX, parse_dmesg, stamp_s
 from bootscope.parse.initcall_rows import PAD_CHARS, read_initcalls
-from bootscope.parse.patterns import INITCALL_LITERALS, table_scan
+from bootscope.parse.patterns import INITCALL_LITERALS, start_pairs, table_scan
 from bootscope.parse.stream import BANNER, CLOCK_ZERO_S, CPU_LINE, RESET_AFTER_S
 
 # printk's own stamp, "[%5lu.%06lu]" (kernel/printk/printk.c print_time()), without a caller id
@@ -37,9 +38,11 @@ _NL, _SPACE, _LBRACKET, _LT, _DOT, _RBRACKET, _ZERO = (ord(c) for c in "\n [<.]0
 _LITERAL_CODES = tuple(tuple(map(ord, literal)) for literal in INITCALL_LITERALS)
 # The other lines the pattern table knows (initcall lines are read apart), tried only on the lines
 # whose text starts with a character that can start a match (any non-ASCII one can).
-_KNOWN, _KNOWN_SLICES, _KNOWN_FIRST = table_scan(INITCALL_PATTERNS)
-_MAY_START_KNOWN = np.zeros(129, dtype=bool)
-_MAY_START_KNOWN[[*map(ord, _KNOWN_FIRST), 128]] = True
+_KNOWN, _KNOWN_SLICES, _ = table_scan(INITCALL_PATTERNS)
+_MAY_START_KNOWN = np.zeros((129, 129), dtype=bool)  # [first, second character], 128: non-ASCII
+_MAY_START_KNOWN[128, :] = True
+for _first, _seconds in start_pairs(INITCALL_PATTERNS).items():
+    _MAY_START_KNOWN[ord(_first), [*map(ord, _seconds)] if _seconds is not None else slice(None)] = True
 _DMESG = re.compile(DMESG_PREFIX)
 _ANYWHERE = re.compile(DMESG_ANYWHERE)
 # A stamp after other text on its line: console junk before a kernel line (see formats.parse_dmesg)
@@ -186,7 +189,8 @@ class _Block:
         """Return the lines (not initcall lines) that the pattern table knows, in line order."""
         text_at, ends = self.text_at, self.ends
         first = np.minimum(padded[text_at], 128)
-        maybe = _MAY_START_KNOWN[first] & (text_at < ends)
+        second = np.minimum(padded[text_at + 1], 128)
+        maybe = _MAY_START_KNOWN[first, second] & (text_at < ends)
         maybe[self.initcall_lines] = False
         lines = np.flatnonzero(maybe).tolist()
         match = _KNOWN.match
@@ -314,11 +318,24 @@ def _ignore(_message: str) -> None:
     return None
 
 
-def _codes(text: str) -> npt.NDArray[Any]:
-    """Return ``text`` as an array with one element per character (array positions = string positions)."""
-    if text.isascii():
-        return np.frombuffer(text.encode("ascii"), np.uint8)
-    return np.frombuffer(text.encode("utf-32-le"), np.uint32)
+def _codes(text: str) -> npt.NDArray[np.uint8]:
+    """Return ``text`` as one byte per character (array positions = string positions).
+
+    ASCII and Latin-1 characters are their own code; any other character becomes 0x80, since every
+    probe of the scan compares with ASCII codes only and treats all of 0x80-0xFF alike.
+    """
+    return np.frombuffer(text.encode("latin-1", errors=_NOT_LATIN1), np.uint8)
+
+
+def _one_high_byte(error: UnicodeError) -> tuple[str, int]:
+    """Codec error handler: each character latin-1 cannot encode becomes one 0x80."""
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    return "\x80" * (error.end - error.start), error.end
+
+
+_NOT_LATIN1 = "bootscope-one-high-byte"
+codecs.register_error(_NOT_LATIN1, _one_high_byte)
 
 
 def _fixed_stamps(padded: npt.NDArray[Any], starts: IntArray) -> tuple[npt.NDArray[np.bool_], IntArray]:

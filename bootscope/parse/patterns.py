@@ -17,18 +17,21 @@ class Pattern:
     """One kernel message: its regex (anchored where it is used), the kernel source that prints it.
 
     ``first`` holds every ASCII character a match can start with, so that the block scan tries the
-    regex only on lines that start with one (tests/parse/test_patterns_first.py checks it against
-    the regex itself).
+    regex only on lines that start with one (tests/parse/test_block_fastpath.py checks it against
+    the regex itself). ``follows`` narrows that to the first two characters: each entry is (first
+    characters, the characters that can come second after any of them); a first character with no
+    entry may be followed by anything. "\x80" stands for every non-ASCII character.
     """
 
     name: str
     regex: re.Pattern[str]
     source: str
     first: str
+    follows: tuple[tuple[str, str], ...] = ()
 
 
-def _p(name: str, regex: str, source: str, first: str) -> Pattern:
-    return Pattern(name, re.compile(regex), source, first)
+def _p(name: str, regex: str, source: str, first: str, follows: tuple[tuple[str, str], ...] = ()) -> Pattern:
+    return Pattern(name, re.compile(regex), source, first, follows)
 
 
 # Whitespace that stays on its line: a line holds no newline, so per line this is \s, and a scan of a
@@ -51,21 +54,28 @@ PANIC_RE = re.compile(r"(?:^|\]\s?)(?:Kernel panic - not syncing|Oops: |Oops$|BU
 
 PATTERNS: tuple[Pattern, ...] = (
     # init/main.c start_kernel() prints linux_banner from init/version.c
-    _p("banner", r"Linux version (\S+)", "init/version.c", "L"),
+    _p("banner", r"Linux version (\S+)", "init/version.c", "L", (("L", "i"),)),
     # arch/x86/kernel/setup.c setup_arch() (x86) and init/main.c start_kernel() ("Kernel command line")
-    _p("cmdline", r"(?:Kernel )?[Cc]ommand line: (.*)", "arch/x86/kernel/setup.c, init/main.c", "KCc"),
+    _p(
+        "cmdline",
+        r"(?:Kernel )?[Cc]ommand line: (.*)",
+        "arch/x86/kernel/setup.c, init/main.c",
+        "KCc",
+        (("K", "e"), ("Cc", "o")),
+    ),
     # arch/x86/kernel/tsc.c: "Detected %lu.%03lu MHz processor" and the refined calibration
     _p(
         "tsc_mhz",
         r"tsc: (?:Detected (\d+\.\d+) MHz processor|Refined TSC clocksource calibration: (\d+\.\d+) MHz)",
         "arch/x86/kernel/tsc.c",
         "t",
+        (("t", "s"),),
     ),
     # arch/x86/kernel/smpboot.c prefill_possible_map()
-    _p("cpus_allowed", r"smpboot: Allowing (\d+) CPUs", "arch/x86/kernel/smpboot.c", "s"),
+    _p("cpus_allowed", r"smpboot: Allowing (\d+) CPUs", "arch/x86/kernel/smpboot.c", "s", (("s", "m"),)),
     # mm/page_alloc.c mem_init_print_info() (mm/mm_init.c since 6.5)
     # (a lowercase "k" before 3.11, as in "Memory: 760944k/760944k available")
-    _p("memory", r"Memory: (\d+)[Kk]/(\d+)[Kk] available", "mm/page_alloc.c", "M"),
+    _p("memory", r"Memory: (\d+)[Kk]/(\d+)[Kk] available", "mm/page_alloc.c", "M", (("M", "e"),)),
     # kernel/smp.c smp_init() since 4.11. Before it, x86 printed "x86: Booting SMP configuration:" and
     # "x86: Booted up N node(s), M CPUs" (arch/x86/kernel/smpboot.c native_cpu_up(), smp_announce())
     # and other arches "Brought up M CPUs" (kernel/smp.c smp_init()); group 1 (nodes) is then empty
@@ -74,12 +84,14 @@ PATTERNS: tuple[Pattern, ...] = (
         r"(?:smp: Bringing up secondary CPUs|x86: Booting SMP configuration:)",
         "kernel/smp.c, arch/x86/kernel/smpboot.c (before 4.11)",
         "sx",
+        (("s", "m"), ("x", "8")),
     ),
     _p(
         "smp_done",
         r"(?:(?:smp: Brought|x86: Booted) up (\d+) nodes?, |Brought up )(\d+) CPUs?",
         "kernel/smp.c, arch/x86/kernel/smpboot.c (before 4.11)",
         "sxB",
+        (("s", "m"), ("x", "8"), ("B", "r")),
     ),
     # arch/x86/kernel/smpboot.c announce_cpu(): ".... node  #N, CPUs:  " then pr_cont("#N") per CPU;
     # a continuation shows up as its own line (" #2") when another message interrupts it
@@ -88,6 +100,7 @@ PATTERNS: tuple[Pattern, ...] = (
         r"(?:(?:\.\.\.\. )?node" + _SP + r"+#\d+, CPUs:)?(?:" + _SP + r"*#\d+)+" + _SP + "*$",
         "arch/x86/kernel/smpboot.c",
         ".n#" + _SP_CHARS,
+        ((".", "."), ("n", "o"), ("#", "0123456789"), (_SP_CHARS, _SP_CHARS + "#\x80")),
     ),
     # The per-CPU timing printk of the parallel bring-up prototype in seed 002 (a patch to
     # arch/x86/kernel/smpboot.c do_wait_cpu()): four wait phases and the total, in TSC cycles
@@ -96,26 +109,51 @@ PATTERNS: tuple[Pattern, ...] = (
         r"CPU#(\d+) up in{0}(\d+),{0}(\d+),{0}(\d+),{0}(\d+){0}\({0}(\d+)\)".format(_SP + "*"),
         "arch/x86/kernel/smpboot.c (seed 002 patch)",
         "C",
+        (("C", "P"),),
     ),
     # mm/page_alloc.c deferred_init_memmap() (mm/mm_init.c since 6.5)
-    _p("deferred_done", r"node (\d+) deferred pages initialised in (\d+)ms", "mm/page_alloc.c", "n"),
+    _p(
+        "deferred_done",
+        r"node (\d+) deferred pages initialised in (\d+)ms",
+        "mm/page_alloc.c",
+        "n",
+        (("n", "o"),),
+    ),
     # drivers/base/devtmpfs.c devtmpfs_init()
-    _p("devtmpfs", r"devtmpfs: initialized", "drivers/base/devtmpfs.c", "d"),
+    _p("devtmpfs", r"devtmpfs: initialized", "drivers/base/devtmpfs.c", "d", (("d", "e"),)),
     # mm/page_alloc.c free_reserved_area() called from free_initmem() (arch/x86/mm/init.c)
-    _p("free_init", r"Freeing unused kernel", "mm/page_alloc.c", "F"),
+    _p("free_init", r"Freeing unused kernel", "mm/page_alloc.c", "F", (("F", "r"),)),
     # init/main.c run_init_process() and kernel_init()
-    _p("run_init", r"Run (/\S+) as init process", "init/main.c", "R"),
+    _p("run_init", r"Run (/\S+) as init process", "init/main.c", "R", (("R", "u"),)),
     # init/main.c do_one_initcall() with initcall_debug: trace_initcall_start_cb()/..._finish_cb()
     _p("initcall_start", r"calling  " + _FN + _CALL_TAIL, "init/main.c", "c"),
     _p("initcall_done", r"initcall " + _FN + _DONE_TAIL, "init/main.c", "i"),
     # systemd src/core/main.c: PID 1's first line, "systemd VERSION running in system mode (...)",
     # stamped on the printk clock with systemd.log_target=kmsg and in the journal (short-monotonic). An
     # initramfs that runs systemd prints one too: a boot's last one is the real root's.
-    _p("systemd_start", r"systemd\[1\]: systemd (\S+) running in system mode", "systemd main.c", "s"),
+    _p(
+        "systemd_start",
+        r"systemd\[1\]: systemd (\S+) running in system mode",
+        "systemd main.c",
+        "s",
+        (("s", "y"),),
+    ),
     # systemd src/core/manager.c manager_notify_finished(): no start job is left
-    _p("startup_finished", r"systemd\[1\]: Startup finished in ", "systemd src/core/manager.c", "s"),
+    _p(
+        "startup_finished",
+        r"systemd\[1\]: Startup finished in ",
+        "systemd src/core/manager.c",
+        "s",
+        (("s", "y"),),
+    ),
     # bootscope's own initramfs (bootscope/sources/initramfs.py): "BOOTSCOPE-MARKER [name] uptime=S"
-    _p("marker", r"BOOTSCOPE-MARKER(?: (\S+))? uptime=(\d+(?:\.\d+)?)", "bootscope initramfs /init", "B"),
+    _p(
+        "marker",
+        r"BOOTSCOPE-MARKER(?: (\S+))? uptime=(\d+(?:\.\d+)?)",
+        "bootscope initramfs /init",
+        "B",
+        (("B", "O"),),
+    ),
 )
 
 BY_NAME: dict[str, Pattern] = {p.name: p for p in PATTERNS}
@@ -161,3 +199,22 @@ def table_scan(exclude: tuple[str, ...] = ()) -> tuple[re.Pattern[str], dict[str
     scan = re.compile(body, re.MULTILINE)  # MULTILINE: "$" also before a "\n" inside a block
     first = "".join(sorted({c for p in kept for c in p.first}))
     return scan, _group_slices(scan, tuple(p.name for p in kept)), first
+
+
+def start_pairs(exclude: tuple[str, ...] = ()) -> dict[str, str | None]:
+    """Return, per character a match of the table (minus ``exclude``) can start with, what can follow it.
+
+    None means any character; "\x80" in a value stands for every non-ASCII character.
+    """
+    pairs: dict[str, str | None] = {}
+    for p in PATTERNS:
+        if p.name in exclude:
+            continue
+        declared = {c: seconds for firsts, seconds in p.follows for c in firsts}
+        for c in p.first:
+            seconds = declared.get(c)
+            if seconds is None or pairs.get(c, "") is None:
+                pairs[c] = None
+            else:
+                pairs[c] = "".join(sorted(set(pairs.get(c) or "") | set(seconds)))
+    return pairs

