@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import heapq
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -233,7 +233,12 @@ def _compile_marker(marker_regex: str | None) -> re.Pattern[str] | None:
 def _first_userspace(cols: BootColumns, after: int) -> int | None:
     # A userspace line is one without a kernel stamp on a console, or a non-kernel facility in a
     # journal or dmesg -r (user messages written to /dev/kmsg carry facility 1).
-    for i in range(after + 1, cols.line_count):
+    if cols.maybe_userspace is None:
+        rows: Iterable[int] = range(after + 1, cols.line_count)
+    else:
+        candidates = cols.maybe_userspace
+        rows = candidates[np.searchsorted(candidates, after, side="right") :].tolist()
+    for i in rows:
         line = cols.line(i)
         if (line.guest_s is None and line.text.strip()) or (line.facility or 0) > 0:
             return i

@@ -48,6 +48,11 @@ _ANYWHERE = re.compile(DMESG_ANYWHERE)
 # A stamp after other text on its line: console junk before a kernel line (see formats.parse_dmesg)
 # (the literal "[" first, so that the scan jumps from bracket to bracket)
 _EMBEDDED = re.compile(r"\[(?<!\n\[)(?:[^\S\n]+|(?=\d{5}))\d{1,10}\.\d{6}\]")
+# what can follow such a "[": whitespace but a line end (any non-ASCII character may be one) or a digit
+_MAY_FOLLOW_BRACKET = np.zeros(129, dtype=bool)
+_MAY_FOLLOW_BRACKET[[*(c for c in range(128) if chr(c).isspace() or chr(c).isdigit()), 128]] = True
+_MAY_FOLLOW_BRACKET[_NL] = False
+_NEWLINE = np.array([_NL], dtype=np.uint8)
 _BANNER = re.compile(re.escape(BANNER))
 
 IntArray = npt.NDArray[np.int64]
@@ -98,7 +103,7 @@ class BlockBoots:
 
     def _scan(self, text: str, *, final: bool) -> Generator[BootColumns, None, str | None]:
         """Yield the finished boots of ``text``; return the unfinished last boot's text (None if none)."""
-        block = _Block(_split_embedded(text))
+        block = _Block(*_split_embedded(text))
         bounds = [0, *block.boot_starts(), block.line_count]
         last = len(bounds) - 2
         for number in range(last + 1):
@@ -131,9 +136,8 @@ class BlockBoots:
 class _Block:
     """The arrays of one block of lines: line starts, prefixes, times, known lines, initcall rows."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, codes: npt.NDArray[np.uint8]) -> None:
         self.text = text
-        codes = _codes(text)
         newlines = np.flatnonzero(codes == _NL)
         self.starts: IntArray = np.concatenate(([0], newlines + 1))
         self.ends: IntArray = np.concatenate((newlines, [len(codes)]))
@@ -154,6 +158,9 @@ class _Block:
         self.text_at: IntArray = self.starts + prefix_len
         self.initcall_lines, self.initcalls = self._initcalls(padded)
         self.known = self._known(padded)
+        # lines that may be userspace lines (breakdown._first_userspace): untimed ones, and those
+        # whose prefix may carry a facility ("<13>[...")
+        self._maybe_userspace = np.flatnonzero(np.isnan(time_of_line) | (first == _LT))
         self._known_lines = np.array([hit[1] for hit in self.known], dtype=np.int64)
 
     def _odd_lines(
@@ -265,6 +272,7 @@ class _Block:
         lo, hi = np.searchsorted(self.initcall_lines, (first_line, end_line))
         kl, kh = np.searchsorted(self._known_lines, (first_line, end_line))
         known = [(name, index - first_line, groups, t) for name, index, groups, t in self.known[kl:kh]]
+        ul, uh = np.searchsorted(self._maybe_userspace, (first_line, end_line))
         return BootColumns(
             line_count=end_line - first_line,
             timed_index=self.timed_lines[k0:k1] - first_line,
@@ -272,6 +280,7 @@ class _Block:
             known=known,
             initcalls=self.initcalls.slice(int(lo), int(hi)),
             line=_Lines(self, first_line),
+            maybe_userspace=self._maybe_userspace[ul:uh] - first_line,
         )
 
 
@@ -286,13 +295,25 @@ class _Lines:
         return self._block.line(self._first + index)
 
 
-def _split_embedded(text: str) -> str:
-    """Return ``text`` with console junk before a kernel stamp on its own line, as parse_dmesg splits it."""
+def _split_embedded(text: str) -> tuple[str, npt.NDArray[np.uint8]]:
+    """Return ``text`` with console junk before a kernel stamp on its own line, as parse_dmesg splits
+    it, and the returned text's codes (``_codes``)."""
+    codes = _codes(text)
+    # numpy finds the brackets that can start an embedded stamp (not at a line's start, then
+    # whitespace or a digit); the regex checks only those
+    brackets = np.flatnonzero(codes == _LBRACKET)
+    brackets = brackets[(brackets > 0) & (brackets + 1 < len(codes))]
+    brackets = brackets[codes[brackets - 1] != _NL]
+    after = codes[brackets + 1]
+    brackets = brackets[_MAY_FOLLOW_BRACKET[np.minimum(after, 128)]]
     pieces: list[str] = []
+    code_pieces: list[npt.NDArray[np.uint8]] = []  # their codes
     copied = 0  # text[:copied] is in pieces
     last_line_start = -1
-    for found in _EMBEDDED.finditer("\n" + text):
-        bracket = found.start() - 1  # in text
+    match = _EMBEDDED.match
+    for bracket in brackets.tolist():
+        if match(text, bracket) is None:
+            continue
         line_start = text.rfind("\n", 0, bracket) + 1
         if line_start == last_line_start:
             continue
@@ -304,14 +325,20 @@ def _split_embedded(text: str) -> str:
             continue
         m = _ANYWHERE.search(line)
         if m is not None:
-            head = line[: m.start()]
+            stamp_at = line_start + m.start()
             pieces.append(text[copied:line_start])
-            pieces.append((head + "\n" if head.strip() else "") + line[m.start() :])
+            code_pieces.append(codes[copied:line_start])
+            if line[: m.start()].strip():  # the junk stays, as a line of its own
+                pieces.append(text[line_start:stamp_at] + "\n")
+                code_pieces.extend((codes[line_start:stamp_at], _NEWLINE))
+            pieces.append(text[stamp_at:line_end])
+            code_pieces.append(codes[stamp_at:line_end])
             copied = line_end
     if not pieces:
-        return text
+        return text, codes
     pieces.append(text[copied:])
-    return "".join(pieces)
+    code_pieces.append(codes[copied:])
+    return "".join(pieces), np.concatenate(code_pieces)
 
 
 def _ignore(_message: str) -> None:

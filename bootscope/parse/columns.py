@@ -109,6 +109,8 @@ class BootColumns:
     carry a kernel timestamp; ``known`` holds the lines the pattern table knows except initcall lines,
     which are in ``initcalls``.
     ``line(i)`` returns the whole LogLine of line ``i`` (built on demand on the fast path).
+    ``maybe_userspace`` (ascending line indices), where known, holds every line that can be a
+    userspace line (no kernel stamp, or a prefix that may carry a facility); None: any line can.
     """
 
     line_count: int
@@ -117,6 +119,7 @@ class BootColumns:
     known: Sequence[KnownLine]
     initcalls: InitcallColumns
     line: Callable[[int], LogLine]
+    maybe_userspace: npt.NDArray[np.int64] | None = None
 
 
 def columns_from_lines(lines: Sequence[LogLine]) -> BootColumns:
