@@ -190,12 +190,48 @@ def peers(runs: int) -> None:
         for name, (wall, cpu) in timings.items():
             ratio = wall / timings["bootscope"][0]
             print(f"peer {name}: wall {wall:.3f} s, cpu {cpu:.3f} s, wall / bootscope {ratio:.2f}")
+        fifty_logs(py, runs=max(1, runs // 3))
         ours_us = _bootscope_durations_us()
         svg = (work / "bootgraph.svg").read_text()
         page = (work / "bootgraph.html").read_text()
         _compare_pl(svg, ours_us)
         _compare_py(page, ours_us)
         shutil.rmtree(work, ignore_errors=True)
+
+
+FIFTY = 50
+
+
+def fifty_logs(bootgraph_py: Path, runs: int) -> None:
+    """Time bootgraph.py over 50 real logs (one run per log: it reads one dmesg) against one
+    ``bootscope analyze --json`` of the same 50 logs; print medians of ``runs`` and their ratio.
+
+    The logs are the timed ones of both corpora (tests/data and tests/data/hw), cycled to 50 files.
+    """
+    timed = [p for p in CORPORA["qemu"] + CORPORA["hw"] if "untimed" not in p.name]
+    with tempfile.TemporaryDirectory() as tmp:
+        logs = []
+        for index in range(FIFTY):
+            source = timed[index % len(timed)]
+            logs.append(Path(tmp) / f"{index:02d}-{source.name}")
+            logs[-1].write_bytes(source.read_bytes())
+        theirs: list[float] = []
+        ours: list[float] = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            for log in logs:  # writes bootgraph.html in its working directory
+                subprocess.run(
+                    ["python3", str(bootgraph_py), "-dmesg", str(log)], cwd=tmp, capture_output=True
+                )
+            theirs.append(time.perf_counter() - start)
+            command = [sys.executable, "-m", "bootscope", "analyze", "--json", *map(str, logs)]
+            ours.append(run_once(logs[0], command)[0])
+        size_mb = sum(log.stat().st_size for log in logs) / 1e6
+    t, o = statistics.median(theirs), statistics.median(ours)
+    print(
+        f"50 logs ({size_mb:.1f} MB): bootgraph.py, one run per log, {t:.2f} s wall; bootscope analyze"
+        f" --json, one run for all, {o:.3f} s wall; ratio {t / o:.1f}x (medians of {runs})"
+    )
 
 
 def _bootscope_durations_us() -> dict[str, int]:

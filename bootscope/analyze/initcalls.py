@@ -48,6 +48,8 @@ def summarize_initcalls(calls: InitcallColumns, top_n: int, *, keep_all: bool = 
     names, modules, pids, rets = calls.names, calls.modules, calls.pids, calls.rets
     times = calls.times_s
 
+    failing = calls.failing
+
     def done_call(k: int) -> Initcall:
         i = int(done_rows[k])
         s = int(start_row[i])
@@ -56,16 +58,19 @@ def summarize_initcalls(calls: InitcallColumns, top_n: int, *, keep_all: bool = 
         module = ""
         if s >= 0:
             t_start = float(times[s])
-            start_s = None if t_start != t_start else t_start
-            start_pid = int(pids[s]) if pids[s] else None
+            if t_start == t_start:
+                start_s = t_start
+            pid = pids[s]
+            start_pid = int(pid) if pid else None
             module = modules[s]
         duration_us = durations_us[k]
-        t = float(times[i])
-        if start_s is None and t == t:
-            start_s = max(t - duration_us / 1e6, 0.0)
-        return Initcall(
-            names[i], start_s, duration_us, int(rets[i] or 0), start_pid, module or modules[i] or None
-        )
+        if start_s is None:
+            t = float(times[i])
+            if t == t:
+                start_s = max(t - duration_us / 1e6, 0.0)
+        # a return that is not failing is 0 whatever its text ("0", "-0", "00")
+        ret = int(rets[i]) if failing[i] else 0
+        return Initcall(names[i], start_s, duration_us, ret, start_pid, module or modules[i] or None)
 
     def open_call(i: int) -> Initcall:
         t = float(times[i])

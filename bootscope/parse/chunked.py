@@ -80,16 +80,22 @@ class BlockBoots:
         carry: str | None = None
         pending: list[str] = []
         pending_chars = 0
-        for block in self._blocks:
+        blocks = iter(self._blocks)
+        block = next(blocks, None)
+        while block is not None:
+            # one block read ahead: the last block is scanned as final, so that its last boot is
+            # not carried over and scanned a second time (a small log is one block)
+            following = next(blocks, None)
             pending.append(block)
             pending_chars += len(block) + 1
+            block = following
             # A boot longer than a block is carried; reading at least as much again keeps the
             # rescanning of the carried part linear in the log's size.
-            if carry is not None and pending_chars < len(carry):
+            if following is not None and carry is not None and pending_chars < len(carry):
                 continue
             text = "\n".join(pending if carry is None else [carry, *pending])
             pending, pending_chars = [], 0
-            carry = yield from self._scan(text, final=False)
+            carry = yield from self._scan(text, final=following is None)
         if carry is not None or pending:
             yield from self._scan("\n".join(pending if carry is None else [carry, *pending]), final=True)
         if self._backward_boots:

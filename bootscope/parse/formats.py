@@ -303,27 +303,46 @@ def detect_format(sample: list[str]) -> str:
 def stamped_format(sample: list[str]) -> str | None:
     """Return the format name whose stamps most lines of ``sample`` carry, None if no line has one."""
     counts = dict.fromkeys(PARSERS, 0)
-    for line in sample:
+    lead = 0  # counts[leader] - (the largest other count)
+    leader = ""
+    for index, line in enumerate(sample):
+        # once the leader is ahead by more than the lines left to read, it has won
+        if lead > len(sample) - index:
+            break
         if line.startswith(CONSOLE_PREFIX):
             continue
-        if line.startswith("{") and "__MONOTONIC_TIMESTAMP" in line:
-            counts["journal-json"] += 1
-        elif _KMSG.match(line):
-            counts["kmsg"] += 1
-        elif _GRAB.match(line):
-            counts["grabserial"] += 1
-        elif _DMESG_T.match(line):
-            counts["dmesg-T"] += 1
+        found = _line_format(line)
+        if found is None:
+            continue
+        counts[found] += 1
+        if found == leader:
+            lead += 1
         else:
-            m = _JOURNAL.match(line)
-            if m is not None and m.group(3) == "kernel":
-                counts["journal"] += 1
-            elif (s := _SYSLOG.match(line)) is not None and s.group(8) == "kernel":
-                counts["syslog"] += 1
-            elif _DMESG.match(line) or _DMESG_ANYWHERE.search(line):
-                counts["dmesg"] += 1
+            leader = max(counts, key=lambda name: counts[name])
+            lead = counts[leader] - max(c for name, c in counts.items() if name != leader)
     best = max(counts, key=lambda name: counts[name])
     return best if counts[best] else None
+
+
+def _line_format(line: str) -> str | None:
+    """Return the format whose stamp ``line`` carries (None if none), tried in a fixed order."""
+    if line.startswith("{") and "__MONOTONIC_TIMESTAMP" in line:
+        return "journal-json"
+    if _KMSG.match(line):
+        return "kmsg"
+    if _GRAB.match(line):
+        return "grabserial"
+    if _DMESG_T.match(line):
+        return "dmesg-T"
+    m = _JOURNAL.match(line)
+    if m is not None and m.group(3) == "kernel":
+        return "journal"
+    s = _SYSLOG.match(line)
+    if s is not None and s.group(8) == "kernel":
+        return "syslog"
+    if _DMESG.match(line) or _DMESG_ANYWHERE.search(line):
+        return "dmesg"
+    return None
 
 
 def check_format(fmt: str) -> str:

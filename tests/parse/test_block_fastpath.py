@@ -218,3 +218,73 @@ def test_every_prefix_form_gives_the_per_line_breakdown(items: list[tuple[str, i
         raise AssertionError("the block scan accepted a log the per-line path refused") from None
     fast = [analyze_columns(c, top_n=3) for c in scan_boots([text])]
     assert fast == slow
+
+
+_FORMAT_LINES = (
+    "[    0.000000] Linux version 6.1.0",
+    "[    1.500000] host kernel: Freeing unused kernel memory",
+    "[    1.600000] host systemd[1]: Started foo",
+    "6,1,0,-;Linux version 6.1.0",
+    "[0.000123 0.000001] Linux version 6.1.0",
+    "[Mon Jul 10 14:44:20 2023] Linux version 6.1.0",
+    "Jul 10 14:44:20 host kernel: Linux version 6.1.0",
+    "Jul 10 14:44:21 host systemd[1]: Started foo",
+    "U-Boot 2023.01",
+    "console| [    0.1] x",
+    "junk [    2.000000] smp: Brought up 1 node, 2 CPUs",
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_FORMAT_LINES), max_size=60))
+def test_format_detection_stops_early_only_when_the_rest_cannot_change_it(sample: list[str]) -> None:
+    from bootscope.parse.formats import CONSOLE_PREFIX, PARSERS, _line_format, stamped_format
+
+    # the plain majority over every line of the sample, first format in PARSERS' order on a tie
+    counts = dict.fromkeys(PARSERS, 0)
+    for line in sample:
+        found = None if line.startswith(CONSOLE_PREFIX) else _line_format(line)
+        if found is not None:
+            counts[found] += 1
+    best = max(counts, key=lambda name: counts[name])
+    assert stamped_format(sample) == (best if counts[best] else None)
+    assert _line_format(_FORMAT_LINES[0]) == "dmesg" and _line_format(_FORMAT_LINES[1]) == "journal"
+
+
+def test_declared_first_two_characters_are_right_on_every_real_line(data_dir: object) -> None:
+    from pathlib import Path
+
+    from bootscope.parse.chunked import _MAY_START_KNOWN, _codes
+    from bootscope.parse.formats import DMESG_ANYWHERE
+
+    assert isinstance(data_dir, Path)
+    stamp = re.compile(DMESG_ANYWHERE)
+    checked = 0
+    for path in sorted(data_dir.rglob("*.log")):
+        for raw in path.read_text(errors="replace").split("\n"):
+            m = stamp.search(raw)
+            text = raw[m.end() :] if m else raw
+            for p in PATTERNS:
+                if p.name.startswith("initcall_") or not p.regex.match(text):
+                    continue
+                codes = _codes(text[:2] + "\n")
+                first, second = (min(int(c), 128) for c in codes[:2])
+                assert _MAY_START_KNOWN[first, second], (p.name, path.name, text[:40])
+                checked += 1
+    assert checked > 200
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            ["[    1.000000] a", "junk [    2.000000] b", "x[ 3.000000] c", "é€ [    4.000000] d", "[5", ""]
+        ),
+        max_size=30,
+    )
+)
+def test_split_embedded_codes_are_the_codes_of_its_text(lines: list[str]) -> None:
+    from bootscope.parse.chunked import _codes, _split_embedded
+
+    text, codes = _split_embedded("\n".join(lines))
+    assert np.array_equal(codes, _codes(text))
+    assert len(text.split("\n")) >= len(lines)
