@@ -8,16 +8,13 @@ import json
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.text import Text
 
 from bootscope import defaults
 from bootscope.analyze import analyze_boot
 from bootscope.analyze.breakdown import analyze_columns
-from bootscope.cli.console import view_console
 from bootscope.cli.options import InputFormatOpt, VerboseOpt, resolve_formats
 from bootscope.errors import InputError, ParseError
 from bootscope.model import Breakdown, LogLine
@@ -25,9 +22,10 @@ from bootscope.parse import BlockBoots, BootColumns, LineBoots, scan_boots
 from bootscope.parse.chunked import BLOCK_BYTES
 from bootscope.parse.untimed import read_untimed
 from bootscope.report.json_out import write_analysis_document
-from bootscope.report.text import render_breakdown
-from bootscope.report.untimed_text import render_untimed, untimed_json
 from bootscope.sources.files import TextSource, read_text_lines
+
+if TYPE_CHECKING:  # rich is imported only to print tables: `--format json` starts faster without it
+    from rich.console import Console
 
 LogsArg = Annotated[
     list[str] | None, typer.Argument(metavar="LOG...", help="Logs ('-' stdin; .gz/.xz/.zst ok).")
@@ -73,7 +71,7 @@ def analyze(
     if top < 1:
         raise InputError("--top must be at least 1")
     with _without_cyclic_gc():
-        out = view_console()
+        out = None if as_json else _table_console()
         if as_json and len(logs) > 1:
             sys.stdout.write("[")
         for position, path in enumerate(logs):
@@ -90,7 +88,9 @@ def analyze(
                 if not _systemd_text(path, out, document, top):
                     # no line is timed: show what the text still says, then the one-line error (exit 5)
                     facts = read_untimed(read_text_lines(path))
-                    if document is None:
+                    from bootscope.report.untimed_text import render_untimed, untimed_json
+
+                    if out is not None:
                         render_untimed(facts, out, top, title=path)
                     else:
                         sys.stdout.write(json.dumps(untimed_json(facts, path, str(error))) + "\n")
@@ -103,7 +103,7 @@ def analyze(
 
 def _analyze_file(
     path: str,
-    out: Console,
+    out: Console | None,
     document: io.StringIO | None,
     *,
     fmt: str,
@@ -120,14 +120,16 @@ def _analyze_file(
             return (stream.format, stream.boot_count, _warnings(stream, source), source.undecodable_bytes)
 
         write_analysis_document(document, path, _selected(stream, boot, top, marker), finish)
-    else:
+    elif out is not None:
+        from rich.text import Text
+
         chosen = show_boots(stream, out, boot=boot, top_n=top, marker=marker, title=path, verbose=verbose)
         out.print(Text(f"{path}: format {stream.format}, {stream.boot_count} boot(s), showing boot {chosen}"))
     for message in _warnings(stream, source):
         print(f"bootscope: warning: {message}", file=sys.stderr)
 
 
-def _systemd_text(path: str, out: Console, document: io.StringIO | None, top: int) -> bool:
+def _systemd_text(path: str, out: Console | None, document: io.StringIO | None, top: int) -> bool:
     """Show ``path`` as pasted systemd-analyze output; False when it holds none (the caller then
     reports the log as untimed)."""
     from bootscope.parse.systemd import parse_analyze_output
@@ -140,10 +142,18 @@ def _systemd_text(path: str, out: Console, document: io.StringIO | None, top: in
         document.seek(0)
         document.truncate()
         document.write(json.dumps(systemd_json(accounting, path)) + "\n")
-    else:
+    elif out is not None:
+        from rich.text import Text
+
         out.rule(Text(f"{path}: systemd-analyze output"), style="bold")
         render_systemd(accounting, out, top)
     return True
+
+
+def _table_console() -> Console:
+    from bootscope.cli.console import view_console
+
+    return view_console()
 
 
 @contextmanager
@@ -206,6 +216,10 @@ def show_boots(
         breakdown = analyze_columns(chosen, top_n=top_n, marker_regex=marker)
     else:
         breakdown = analyze_boot(chosen, top_n=top_n, marker_regex=marker)
+    from rich.text import Text
+
+    from bootscope.report.text import render_breakdown
+
     console.rule(Text(f"{title} boot {number} of {found}"), style="bold")
     render_breakdown(breakdown, console, top_n, verbose=verbose)
     for message in breakdown.warnings:

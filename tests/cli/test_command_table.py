@@ -43,3 +43,24 @@ def test_help_lists_every_verb_without_importing_the_analysis_stack() -> None:
 def test_an_unknown_verb_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert run_in_process("nosuch") == 2
     assert "No such command" in capsys.readouterr().err
+
+
+def test_analyze_json_does_not_import_rich(data_dir: object) -> None:
+    # `analyze --json` over many logs is start-up bound (bench/RESULTS.md, 50 logs against
+    # bootgraph.py): rich, only needed to print tables, stays out of it
+    from pathlib import Path
+
+    assert isinstance(data_dir, Path)
+    log = data_dir / "debian-6.1-cloud-smp2.log"
+    probe = (
+        "import sys, json\n"
+        f"sys.argv = ['bootscope', 'analyze', '--json', {str(log)!r}]\n"
+        "from bootscope.cli import main\n"
+        "try:\n    main()\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
+        "print('MODULES=' + json.dumps(sorted(m for m in sys.modules if m.split('.')[0] == 'rich')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    document, _, modules = done.stdout.rpartition("MODULES=")
+    assert json.loads(modules) == []
+    assert json.loads(document)["boots"][0]["identity"]["release"]
