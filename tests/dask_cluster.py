@@ -45,6 +45,7 @@ class Cluster:
 
     root: Path
     port: int = 0
+    host: str = "127.0.0.1"  # where the scheduler listens ("0.0.0.0" for workers in namespaces)
     scheduler: subprocess.Popen[bytes] | None = None
     workers: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)  # address -> process
     address: str = ""
@@ -56,7 +57,7 @@ class Cluster:
         file.unlink(missing_ok=True)
         log = self.root / "scheduler.log"
         self.scheduler = subprocess.Popen(
-            [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+            [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", self.host,
              "--port", str(self.port), "--scheduler-file", str(file), "--no-dashboard"],
             stdout=subprocess.DEVNULL, stderr=log.open("wb"), env=_env(),
         )  # fmt: skip
@@ -67,11 +68,19 @@ class Cluster:
         self.port = int(self.address.rsplit(":", 1)[1])
         return self.address
 
-    def start_worker(self, name: str, cores: str, slots: int = 1) -> str:
-        """Start ``bootscope worker`` pinned to ``cores``; return its Dask address once it joined."""
+    def start_worker(
+        self, name: str, cores: str, slots: int = 1, namespace: Namespace | None = None
+    ) -> str:
+        """Start ``bootscope worker`` pinned to ``cores`` (in ``namespace``, reaching the scheduler at
+        its side of the link); return its Dask address once it joined."""
         log = self.root / f"{name}.log"
+        scheduler = self.address.replace("tcp://", "dask://")
+        prefix: list[str] = []
+        if namespace is not None:
+            prefix = ["ip", "netns", "exec", namespace.name]
+            scheduler = f"dask://{namespace.host_address}:{self.port}"
         proc = subprocess.Popen(
-            [sys.executable, "-m", "bootscope", "worker", self.address.replace("tcp://", "dask://"),
+            [*prefix, sys.executable, "-m", "bootscope", "worker", scheduler,
              "--slots", str(slots), "--cores", cores, "--name", name],
             stdout=subprocess.DEVNULL, stderr=log.open("wb"), env=_env(),
         )  # fmt: skip
@@ -122,3 +131,42 @@ def dying_fake(flag: str, victim_append: str) -> FakeTarget:
 
     target.before_boot = before
     return target
+
+
+@dataclass
+class Namespace:
+    """A network namespace joined to this host by a veth pair: the host's side has ``host_address``,
+    the namespace's side ``address`` (a /24 of their own). Needs root (ip netns); removed by ``remove``."""
+
+    name: str
+    host_address: str
+    address: str
+    host_link: str
+
+    @classmethod
+    def create(cls, number: int) -> Namespace:
+        """Create namespace ``number`` (1-250) of this process, with its link up; raises on failure."""
+        tag = f"bs{os.getpid() % 100000}n{number}"
+        net = f"10.{200 + os.getpid() % 50}.{number}"
+        made = cls(tag, f"{net}.1", f"{net}.2", f"{tag}h")
+        steps = [
+            ["ip", "netns", "add", tag],
+            ["ip", "link", "add", made.host_link, "type", "veth", "peer", "name", f"{tag}g"],
+            ["ip", "link", "set", f"{tag}g", "netns", tag],
+            ["ip", "addr", "add", f"{made.host_address}/24", "dev", made.host_link],
+            ["ip", "link", "set", made.host_link, "up"],
+            ["ip", "netns", "exec", tag, "ip", "addr", "add", f"{made.address}/24", "dev", f"{tag}g"],
+            ["ip", "netns", "exec", tag, "ip", "link", "set", f"{tag}g", "up"],
+            ["ip", "netns", "exec", tag, "ip", "link", "set", "lo", "up"],
+        ]
+        for step in steps:
+            done = subprocess.run(step, capture_output=True, text=True)
+            if done.returncode:
+                made.remove()
+                raise AssertionError(f"{' '.join(step)}: {done.stderr.strip()} (network namespaces need root)")
+        return made
+
+    def remove(self) -> None:
+        """Delete the namespace and the host's end of its link (which takes the other end along)."""
+        subprocess.run(["ip", "link", "del", self.host_link], capture_output=True)
+        subprocess.run(["ip", "netns", "del", self.name], capture_output=True)

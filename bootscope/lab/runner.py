@@ -285,7 +285,8 @@ def core_sets(
             f"-j {jobs} x smp {smp} needs {jobs * smp} cores but {len(cores)} are available: parallel guests"
             " will share cores and slow each other down (the guest-side times shift)"
         )
-    return [tuple(cores[(job * smp + k) % len(cores)] for k in range(smp)) for job in range(jobs)]
+    # a set never names a core twice (fewer cores than the guest's CPUs: the guest shares them)
+    return [tuple(sorted({cores[(job * smp + k) % len(cores)] for k in range(smp)})) for job in range(jobs)]
 
 
 @contextlib.contextmanager
