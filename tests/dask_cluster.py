@@ -68,9 +68,7 @@ class Cluster:
         self.port = int(self.address.rsplit(":", 1)[1])
         return self.address
 
-    def start_worker(
-        self, name: str, cores: str, slots: int = 1, namespace: Namespace | None = None
-    ) -> str:
+    def start_worker(self, name: str, cores: str, slots: int = 1, namespace: Namespace | None = None) -> str:
         """Start ``bootscope worker`` pinned to ``cores`` (in ``namespace``, reaching the scheduler at
         its side of the link); return its Dask address once it joined."""
         log = self.root / f"{name}.log"
@@ -163,7 +161,9 @@ class Namespace:
             done = subprocess.run(step, capture_output=True, text=True)
             if done.returncode:
                 made.remove()
-                raise AssertionError(f"{' '.join(step)}: {done.stderr.strip()} (network namespaces need root)")
+                raise AssertionError(
+                    f"{' '.join(step)}: {done.stderr.strip()} (network namespaces need root)"
+                )
         return made
 
     def remove(self) -> None:
