@@ -261,6 +261,16 @@ class Breakdown:
     # What systemd's own "Startup finished in ..." line says (its clock, in its text), exact even
     # where the log's stamps are whole seconds; None without such a line.
     systemd_stated: SystemdTime | None = None
+    # The boot's first "Kernel panic - not syncing: ..." line; None if it did not panic.
+    panic: Panic | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Panic:
+    """Where a boot panicked: the guest time of the panic line (None if untimed) and its reason."""
+
+    t_s: float | None
+    reason: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ from bootscope.analyze.advisor import advise
 from bootscope.analyze.cpus import CpuSeen, summarize_cpus
 from bootscope.analyze.initcalls import summarize_initcalls
 from bootscope.errors import InputError
-from bootscope.model import Breakdown, Gap, Identity, LogLine, Metrics, Phase, SystemdTime
+from bootscope.model import Breakdown, Gap, Identity, LogLine, Metrics, Panic, Phase, SystemdTime
 from bootscope.parse.columns import BootColumns, columns_from_lines
 from bootscope.parse.systemd import parse_time
 
@@ -97,6 +97,7 @@ def analyze_columns(
     systemd_start_s: float | None = None
     finished_s: float | None = None
     finished_index: int | None = None
+    panic: Panic | None = None
 
     for name, index, groups, t in cols.known:
         if name in _FIRST_ONLY:
@@ -128,6 +129,8 @@ def analyze_columns(
         elif name == "systemd_start" and t is not None:
             systemd_start_s, finished_s = t, None  # the last start is the real root's
             finished_index = None
+        elif name == "panic" and panic is None:
+            panic = Panic(t, (groups[0] or "").strip())
         elif name == "startup_finished" and finished_index is None:
             finished_index = index
             if t is not None:
@@ -194,6 +197,7 @@ def analyze_columns(
         timed_line_count=timed_count,
         warnings=tuple(warnings),
         systemd_stated=stated,
+        panic=panic,
     )
     return replace(breakdown, advice=advise(breakdown))
 

@@ -52,11 +52,15 @@ def boot_from_breakdown(
         for name in BOOT_LOG_DEFINITIONS
         if (value := getattr(breakdown.metrics, name, None)) is not None
     }
-    ok = metrics.get(KERNEL_INIT_S) is not None
+    # a boot that panicked failed, even after /init ran ("Attempted to kill init!")
+    ok = metrics.get(KERNEL_INIT_S) is not None and breakdown.panic is None
+    reason = (
+        "" if ok else NEVER_INIT if breakdown.panic is None else f"kernel panic: {breakdown.panic.reason}"
+    )
     return FleetBoot(
         number=number,
         outcome=OUTCOME_OK if ok else OUTCOME_FAILED,
-        reason="" if ok else NEVER_INIT,
+        reason=reason,
         kernel_release=breakdown.identity.release,
         meta=dict(meta or {}),
         metrics=metrics,

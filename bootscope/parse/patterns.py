@@ -146,6 +146,9 @@ PATTERNS: tuple[Pattern, ...] = (
         "s",
         (("s", "y"),),
     ),
+    # kernel/panic.c panic(): pr_emerg("Kernel panic - not syncing: %s\n", buf); the boot ends there
+    # (the closing "---[ end Kernel panic ..." line does not start with it)
+    _p("panic", r"Kernel panic - not syncing: ?(.*)", "kernel/panic.c", "K", (("K", "e"),)),
     # bootscope's own initramfs (bootscope/sources/initramfs.py): "BOOTSCOPE-MARKER [name] uptime=S"
     _p(
         "marker",

@@ -117,6 +117,7 @@ def breakdown_to_dict(b: Breakdown) -> dict[str, Any]:
         },
         "warnings": list(b.warnings),
         "systemd_stated": _stated(b),
+        "panic": None if b.panic is None else {"t_s": _s(b.panic.t_s), "reason": b.panic.reason},
     }
 
 

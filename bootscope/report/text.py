@@ -19,13 +19,15 @@ from bootscope.report.text_cells import bar as _bar
 from bootscope.report.text_cells import clean as _clean
 from bootscope.report.text_cells import print_initcall_rows
 from bootscope.report.text_cells import seconds as _s
-from bootscope.report.text_glance import render_glance, summary_line
+from bootscope.report.text_glance import panic_line, render_glance, summary_line
 
 
 def render_breakdown(b: Breakdown, console: Console, top_n: int, *, verbose: bool = False) -> None:
     """Print one boot's breakdown to ``console`` (times in s, initcall durations in ms): the summary
     line, then only what the log has, or with ``verbose`` every section in full; returns None."""
     console.print(Text(summary_line(b), style="bold"))
+    if b.panic is not None:
+        console.print(Text(panic_line(b.panic), style="bold red"))
     if not verbose:
         render_glance(b, console, top_n)
         return

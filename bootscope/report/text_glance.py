@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from bootscope.model import Breakdown
+from bootscope.model import Breakdown, Panic
 from bootscope.report.text_cells import bar, clean, phase_at, print_initcall_rows, seconds
 
 # The kernel phases named in the summary line, in boot order; "userspace" is said after the ';'.
@@ -86,6 +86,12 @@ def _stated(b: Breakdown) -> str:
     parts = [f"{value:.3f} s ({name})" for name, value in named if value is not None]
     total = "" if t.total_s is None else f" = {t.total_s:.3f} s"
     return f" (systemd's own: {' + '.join(parts)}{total})" if parts else ""
+
+
+def panic_line(panic: Panic) -> str:
+    """One line for a boot that panicked: "the kernel panicked at 3.517 s: VFS: Unable to mount ..."."""
+    when = "" if panic.t_s is None else f" at {panic.t_s:.3f} s"
+    return f"the kernel panicked{when}: {panic.reason or '(no reason given)'}"
 
 
 def render_glance(b: Breakdown, console: Console, top_n: int) -> None:

@@ -227,3 +227,21 @@ def test_duckdb_never_fetches_extensions() -> None:
     assert settings == {"autoinstall_known_extensions": "false", "autoload_known_extensions": "false"}
     # Parquet is built in: a round trip works without any extension install
     con.execute("COPY (SELECT 1 AS a) TO '/dev/null' (FORMAT parquet)")
+
+
+def test_a_boot_that_panicked_is_a_failure_with_the_panic_as_its_reason(tmp_path: Path) -> None:
+    hw = Path(__file__).resolve().parents[1] / "data" / "hw"
+    early = read_fleet_file(str(hw / "riscv64-milkv-meles-th1520-5.10-uboot-opensbi-panic.log"))
+    assert [(b.outcome, b.reason) for b in early.boots] == [
+        ("failed", "kernel panic: VFS: Unable to mount root fs on unknown-block(179,4)")
+    ]
+    # SYNTHETIC: init ran, then died; the boot reached /init but still failed
+    late = tmp_path / "late.log"
+    late.write_text(
+        "[    0.000000] Linux version 6.1.0-test\n"
+        "[    1.250000] Run /init as init process\n"
+        "[    1.300000] Kernel panic - not syncing: Attempted to kill init! exitcode=0x00000100\n"
+    )
+    (boot,) = read_fleet_file(str(late)).boots
+    assert boot.outcome == "failed" and boot.metrics["kernel_init_s"] == 1.25
+    assert boot.reason == "kernel panic: Attempted to kill init! exitcode=0x00000100"

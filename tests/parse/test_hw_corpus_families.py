@@ -7,12 +7,13 @@ from bootscope's output. Each log goes through both readers: the per-line parser
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from bootscope.analyze.breakdown import analyze_boot, analyze_columns
-from bootscope.model import Breakdown
+from bootscope.model import Breakdown, Panic
 from bootscope.parse import parse_log, scan_boots
 from bootscope.parse.chunked import BLOCK_BYTES
 from bootscope.sources.files import read_text_lines
@@ -27,6 +28,7 @@ def _boots(name: str) -> list[Breakdown]:
     slow = [analyze_boot(boot) for boot in parse_log(read_text_lines(path)).boots]
     assert [b.identity for b in slow] == [b.identity for b in found]
     assert [b.milestones for b in slow] == [b.milestones for b in found]
+    assert [b.panic for b in slow] == [b.panic for b in found]
     return found
 
 
@@ -132,6 +134,22 @@ def test_riscv64_board_behind_uboot_and_opensbi_that_panics() -> None:
     # "Kernel panic - not syncing: VFS: Unable to mount root fs" at 3.516603: never reached /init
     assert found.metrics.kernel_init_s is None
     assert found.last_s == pytest.approx(3.539603)
+    # the panic line, not the "---[ end Kernel panic" line after it
+    assert found.panic == Panic(3.516603, "VFS: Unable to mount root fs on unknown-block(179,4)")
+
+
+def test_a_boot_that_panics_is_said_so_and_the_others_are_not(capsys: pytest.CaptureFixture[str]) -> None:
+    from cli_here import run_in_process
+
+    panicked = str(HW / "riscv64-milkv-meles-th1520-5.10-uboot-opensbi-panic.log")
+    assert run_in_process("analyze", panicked) == 0
+    assert "the kernel panicked at 3.517 s: VFS: Unable to mount root fs" in " ".join(
+        capsys.readouterr().out.split()
+    )
+    healthy = str(HW / "x86-epyc7262-romed8-6.3-dmesg.log")
+    assert run_in_process("analyze", "--json", healthy) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert [boot["panic"] for boot in document["boots"]] == [None] * len(document["boots"])
 
 
 def test_riscv64_16_cpus_dmesg_t_wall_clock() -> None:
