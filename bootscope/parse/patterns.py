@@ -130,10 +130,12 @@ PATTERNS: tuple[Pattern, ...] = (
     _p("initcall_done", r"initcall " + _FN + _DONE_TAIL, "init/main.c", "i"),
     # systemd src/core/main.c: PID 1's first line, "systemd VERSION running in system mode (...)",
     # stamped on the printk clock with systemd.log_target=kmsg and in the journal (short-monotonic). An
-    # initramfs that runs systemd prints one too: a boot's last one is the real root's.
+    # initramfs that runs systemd prints one too: a boot's last one is the real root's. Distribution
+    # builds may add their release in parentheses: "systemd 239 (239-56.el8) running in system mode."
+    # (RHEL 8, tests/data/hw/ppc64le-power8-powernv-5.19-dmesg.log)
     _p(
         "systemd_start",
-        r"systemd\[1\]: systemd (\S+) running in system mode",
+        r"systemd\[1\]: systemd (\S+)(?: \([^)\s]*\))? running in system mode",
         "systemd main.c",
         "s",
         (("s", "y"),),

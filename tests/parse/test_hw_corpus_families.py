@@ -175,3 +175,32 @@ def test_riscv64_icicle_kernel_boot_behind_hss_opensbi_uboot() -> None:
     assert found.metrics.kernel_init_s == pytest.approx(3.113390)  # "Run /sbin/init as init process"
     assert found.first_s == 0.0
     assert found.last_s == pytest.approx(14.936786)
+
+
+def test_mips_router_serial_capture_behind_two_u_boots() -> None:
+    # U-Boot 1.1.4 twice (a boot loader that chain-loads itself), "Starting kernel ...", then the
+    # kernel; a shell prompt later holds a kernel line after "root@C60:/# " on the same line
+    found = _one("mips-archer-c60-4.19-uboot.log")
+    assert found.identity.release == "4.19.57"  # "Linux version 4.19.57 (builder@buildhost) ..."
+    assert found.identity.cmdline == "console=ttyS0,115200n8 rootfstype=squashfs,jffs2"
+    assert found.identity.cpus is None  # a uniprocessor kernel prints no smp: lines
+    assert found.metrics.kernel_init_s == pytest.approx(2.066037)  # "Run /sbin/init as init process"
+    assert found.milestones["free_init"] == pytest.approx(2.054664)  # "Freeing unused kernel memory: 1236K"
+    # "Press the [f] key ..." (procd's preinit, no stamp) comes after the line stamped 6.249598
+    assert found.milestones["first_userspace"] == pytest.approx(6.249598)
+    # "root@C60:/# [   39.419873] device wlan1 left promiscuous mode": the kernel line is timed
+    assert found.last_s == pytest.approx(39.469238)
+    assert found.panic is None
+
+
+def test_ppc64le_power8_server_80_cpus_with_warning_traces_and_rhel_systemd() -> None:
+    found = _one("ppc64le-power8-powernv-5.19-dmesg.log")
+    assert found.identity.release == "5.19.0-rc4-next-20220629"
+    assert found.identity.cpus == 80  # "smp: Brought up 2 nodes, 80 CPUs"
+    assert found.identity.memory_kb == 67108864  # "Memory: 62853696K/67108864K available"
+    assert found.milestones["smp_done"] - found.milestones["smp_start"] == pytest.approx(0.119186 - 0.063378)
+    assert found.metrics.kernel_init_s == pytest.approx(1.695433)  # "Run /init as init process"
+    # RHEL 8's systemd: "systemd 239 (239-56.el8) running in system mode."; the initramfs' at 1.707110,
+    # the real root's at 38.303400
+    assert found.milestones["systemd_start"] == pytest.approx(38.3034)
+    assert found.metrics.initrd_s == pytest.approx(38.3034 - 1.695433)
