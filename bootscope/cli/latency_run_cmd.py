@@ -57,6 +57,7 @@ def run(
     seed: options.Seed = None,
     accel: options.Accel = None,
     resume: options.Resume = None,
+    executor_spec: options.ExecutorOpt = None,
     db: options.Db = defaults.DEFAULT_DB,
     fmt: FormatOpt = "table",
     threshold: ThresholdOpt = None,
@@ -65,6 +66,7 @@ def run(
     from bootscope.cli.console import error_console
     from bootscope.cli.signals import stop_on_signals
     from bootscope.lab import runner
+    from bootscope.lab.executor import open_executor
     from bootscope.lab.latency_plan import build_latency_plan, duration_s
     from bootscope.lab.latency_run import LatencySettings
     from bootscope.lab.latency_workload import LatencyWorkload
@@ -77,11 +79,11 @@ def run(
     err = error_console()
     cancel = threading.Event()
     reporter = SilentReporter() if fmt != "table" else RichReporter(err)
-    with stop_on_signals(cancel), Store.open(db) as store:
+    with stop_on_signals(cancel), Store.open(db) as store, open_executor(executor_spec) as executor:
         if resume is not None:
             if target or variant:
                 raise InputError("--resume takes no TARGET or --variant: it reruns the stored plan")
-            result = runner.resume(resume, store, LocalQemu(), reporter, cancel=cancel)
+            result = runner.resume(resume, store, LocalQemu(), reporter, cancel=cancel, executor=executor)
         else:
             if not target:
                 raise InputError("give a TARGET (local, debian:rt, a kernel path) or --resume ID")
@@ -100,7 +102,9 @@ def run(
                 allow_unequal,
                 smp,
             )
-            result = runner.start(LatencyWorkload(plan), LocalQemu(), store, reporter, cancel=cancel)
+            result = runner.start(
+                LatencyWorkload(plan), LocalQemu(), store, reporter, cancel=cancel, executor=executor
+            )
         _print(store, result.experiment.id, fmt, threshold=threshold, notes=result.notes)
 
 

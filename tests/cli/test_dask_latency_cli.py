@@ -1,0 +1,78 @@
+"""`bootscope latency run local --executor dask://` end to end with real parts: a `dask scheduler`
+process and two `bootscope worker` processes on loopback (one core each, tests/dask_cluster.py), and
+real cyclictest runs of 1 s on the workers' own cores. Every run is stored once by the client, both
+workers measure, each record names its worker and the core it measured, and the numbers are the
+tool's own, as in tests/lab/test_latency_local.py. Fails (does not skip) when rt-tests is missing."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+from dask_cluster import Cluster
+
+from bootscope import metrics
+from bootscope.lab.latency_run import parse_tool_section
+from bootscope.parse.latency_transcript import split_transcript
+from bootscope.store import Store
+
+RUN_LIMIT_S = 300.0
+
+
+def test_latency_runs_spread_over_two_workers_each_stored_once(tmp_path: Path) -> None:
+    cluster = Cluster(tmp_path)
+    try:
+        address = cluster.start_scheduler()
+        first = cluster.start_worker("w0", cores="0")
+        second = cluster.start_worker("w1", cores="1")
+        db = tmp_path / "latency.db"
+        env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])}
+        done = subprocess.run(
+            [sys.executable, "-m", "bootscope", "latency", "run", "local", "--tool", "cyclictest",
+             "--duration", "1s", "-n", "2", "--histogram", "2000", "--seed", "3",
+             "--variant", "a:", "--variant", "b:interval=250", "--allow-unequal",
+             "--executor", address.replace("tcp://", "dask://"), "--db", str(db), "--format", "json"],
+            capture_output=True, text=True, env=env, timeout=RUN_LIMIT_S,
+        )  # fmt: skip
+    finally:
+        cluster.stop()
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    exp_id = document["experiment"]
+    with Store.open(db) as store:
+        boots = store.boots(exp_id)
+        experiment = store.experiment(exp_id)
+        logs = {boot.index: store.boot_log(exp_id, boot.index) for boot in boots}
+    assert experiment.status == "complete" and experiment.accel == "none"
+    assert experiment.host["executor"] == "dask" and set(experiment.host["workers"]) == {first, second}
+    # Every run stored once, all final, both variants twice.
+    assert sorted(b.index for b in boots) == [1, 2, 3, 4]
+    assert all(b.outcome == "ok" and not b.superseded and b.attempt == 0 for b in boots), boots
+    assert Counter(b.variant for b in boots) == {"a": 2, "b": 2}
+    # Both workers measured, each on its own core, and every record says where.
+    workers = Counter(b.placement["worker"] for b in boots)
+    assert set(workers) == {first, second}, workers
+    core_of = {first: 0, second: 1}
+    for boot in boots:
+        worker = boot.placement["worker"]
+        assert boot.placement["cores"] == [core_of[worker]]
+        assert boot.placement["host"] and "cpu_model" in boot.placement and "load_1m" in boot.placement
+        # The tool ran one thread on the worker's core, its housekeeping thread there too.
+        assert f"--affinity={core_of[worker]}" in boot.command
+        assert f"--mainaffinity={core_of[worker]}" in boot.command
+        transcript = split_transcript(line.text for line in logs[boot.index])
+        assert transcript.facts()["kernel_release"] == os.uname().release
+        run = parse_tool_section(transcript, "stored")
+        assert len(run.series) == 1
+        for series in run.series:
+            assert series.counts is not None and series.total == series.cycles  # rows + overflow = cycles
+        # The stored max is the tool's own summary line "# Max Latencies:".
+        footer = next(line for line in transcript.sections["tool"] if line.startswith("# Max Latencies:"))
+        assert boot.metrics[metrics.LATENCY_MAX_US] == max(int(v) for v in footer.split(":")[1].split())
+    # `latency show` output names both hosts' workers' runs under their variants.
+    runs = [run for variant in document["variants"] for run in variant["runs"]]
+    assert len(runs) == 4 and all(run["outcome"] == "ok" for run in runs)
