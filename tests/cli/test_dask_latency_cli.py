@@ -13,6 +13,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import pytest
+from cli_here import run_in_process
 from dask_cluster import Cluster
 
 from bootscope import metrics
@@ -23,7 +25,9 @@ from bootscope.store import Store
 RUN_LIMIT_S = 300.0
 
 
-def test_latency_runs_spread_over_two_workers_each_stored_once(tmp_path: Path) -> None:
+def test_latency_runs_spread_over_two_workers_each_stored_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     cluster = Cluster(tmp_path)
     try:
         address = cluster.start_scheduler()
@@ -73,6 +77,16 @@ def test_latency_runs_spread_over_two_workers_each_stored_once(tmp_path: Path) -
         # The stored max is the tool's own summary line "# Max Latencies:".
         footer = next(line for line in transcript.sections["tool"] if line.startswith("# Max Latencies:"))
         assert boot.metrics[metrics.LATENCY_MAX_US] == max(int(v) for v in footer.split(":")[1].split())
-    # `latency show` output names both hosts' workers' runs under their variants.
+    # The JSON names each run's worker; `latency show`'s table says which worker measured which runs.
     runs = [run for variant in document["variants"] for run in variant["runs"]]
     assert len(runs) == 4 and all(run["outcome"] == "ok" for run in runs)
+    assert {run["placement"]["worker"] for run in runs} == {first, second}
+    assert run_in_process("latency", "show", str(exp_id), "--db", str(db)) == 0
+    table = capsys.readouterr().out
+    header = next(line for line in table.splitlines() if line.startswith("variant"))
+    assert "measured on (runs)" in header
+    for variant in ("a", "b"):
+        row = next(line for line in table.splitlines() if line.startswith(f"{variant} "))
+        places = Counter(b.placement["worker"] for b in boots if b.variant == variant)
+        for worker, n in places.items():
+            assert f"{worker} ({n})" in row, table
