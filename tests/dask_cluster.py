@@ -4,6 +4,7 @@ their PYTHONPATH, and Dask pickles the factories by reference)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -11,8 +12,11 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from distributed import LocalCluster
 
 from bootscope.lab.fake import FakeTarget
 from bootscope.sources.qemu import BootConfig
@@ -95,6 +99,16 @@ class Cluster:
         """SIGKILL every process this cluster started."""
         for proc in [*self.workers.values(), *([self.scheduler] if self.scheduler else [])]:
             self.kill(proc)
+
+
+@contextlib.contextmanager
+def local_boot_cluster() -> Iterator[str]:
+    """A real local Dask cluster of two worker processes (nanny-restarted), one boot slot each;
+    yields the scheduler's ``tcp://`` address."""
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, resources={"boot": 1}, dashboard_address=None
+    ) as cluster:
+        yield str(cluster.scheduler_address)
 
 
 def slow_fake() -> FakeTarget:
