@@ -13,12 +13,16 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from distributed import LocalCluster
 
 from bootscope.lab.fake import FakeTarget
+from bootscope.lab.latency_place import DONE_MARKER
+from bootscope.lab.target import LineCallback, StartCallback
+from bootscope.model import Boot, LogLine
+from bootscope.parse.latency_transcript import section_line
 from bootscope.sources.qemu import BootConfig
 
 HERE = Path(__file__).parent
@@ -136,3 +140,25 @@ def dying_fake(flag: str, victim_append: str) -> FakeTarget:
 
     target.before_boot = before
     return target
+
+
+GUEST_CYCLICTEST = HERE / "data" / "latency" / "cyclictest-h200-q.txt"  # a real run, -h 200
+
+
+@dataclass(slots=True)
+class LatencyGuestFake(FakeTarget):
+    """A fake target whose guests print a latency transcript: a real cyclictest run's output
+    (``GUEST_CYCLICTEST``), with facts naming the guest's command line and the host cores its
+    emulator was pinned to (``pinned=``), as a QEMU latency guest's console would."""
+
+    def boot(self, config: BootConfig, on_line: LineCallback | None, on_start: StartCallback | None) -> Boot:
+        """Return the synthetic boot with a latency transcript for its console."""
+        boot = FakeTarget.boot(self, config, on_line, on_start)
+        pinned = ",".join(str(core) for core in config.cpu_affinity or ())
+        text = [
+            section_line("facts"), "kernel_release=6.1.0-fake", f"cmdline={config.append}",
+            f"pinned={pinned}",
+            section_line("tool"), *GUEST_CYCLICTEST.read_text().splitlines(),
+            section_line("exit"), "0", DONE_MARKER,
+        ]  # fmt: skip
+        return replace(boot, lines=tuple(LogLine(text=line) for line in text))

@@ -1,7 +1,8 @@
 """Latency runs and Dask: a slot's cores pin the local tool (pure), and a latency run interrupted on
 this host resumes with `latency run --resume ID --executor dask://` on a real local Dask cluster
 (two worker processes) with real 1 s cyclictest runs: the missing runs are measured on the workers,
-each stored once with its worker in its placement."""
+each stored once with its worker in its placement; and QEMU-place latency runs on the same cluster
+with a fake guest that prints a real cyclictest transcript: each guest pinned to its slot's core."""
 
 from __future__ import annotations
 
@@ -12,11 +13,12 @@ from pathlib import Path
 
 import pytest
 from cli_here import run_in_process
-from dask_cluster import local_boot_cluster
+from dask_cluster import GUEST_CYCLICTEST, LatencyGuestFake, local_boot_cluster
 from latency_places import CtrlCOnSecondRun
 
 from bootscope import metrics
 from bootscope.lab import runner
+from bootscope.lab.dask_run import dask_executor
 from bootscope.lab.fake import FakeTarget
 from bootscope.lab.latency_place import pinned_settings
 from bootscope.lab.latency_plan import build_latency_plan
@@ -82,3 +84,29 @@ def test_a_latency_run_cut_here_resumes_on_dask_workers(
         cores = boots[index].placement["cores"]
         assert cores == sorted(os.sched_getaffinity(0))
         assert f"--affinity={','.join(map(str, cores))}" in boots[index].command
+
+
+def test_guest_latency_runs_on_dask_are_pinned_and_stored_once(two_workers: str, tmp_path: Path) -> None:
+    plan = build_latency_plan(
+        "fake-kernel", LatencySettings(duration_s=1, histogram_us=200), ["a:", "b:append=b=1"], 2,
+        seed=6, accel="tcg", smp=1,
+    )  # fmt: skip
+    with (
+        dask_executor(two_workers, target_factory=LatencyGuestFake) as executor,
+        Store.open(tmp_path / "g.db") as store,
+    ):
+        result = runner.start(LatencyWorkload(plan), FakeTarget(), store, executor=executor)
+        boots = store.boots(result.experiment.id)
+        logs = {b.index: [line.text for line in store.boot_log(result.experiment.id, b.index)] for b in boots}
+    assert result.status == STATUS_COMPLETE and result.experiment.accel == "tcg"
+    assert sorted(b.index for b in boots) == [1, 2, 3, 4]
+    assert sorted(b.variant for b in boots) == ["a", "a", "b", "b"]
+    footer = next(line for line in GUEST_CYCLICTEST.read_text().splitlines() if line.startswith("# Max Lat"))
+    for boot in boots:
+        assert boot.outcome == "ok" and not boot.superseded, boot
+        assert boot.metrics[metrics.LATENCY_MAX_US] == max(int(v) for v in footer.split(":")[1].split())
+        assert str(boot.placement["worker"]).startswith("tcp://127.0.0.1:")
+        # The guest's emulator was pinned to the one core of its slot that the record names.
+        cores = boot.placement["cores"]
+        assert len(cores) == 1 and f"pinned={cores[0]}" in logs[boot.index]
+        assert ("cmdline=quiet b=1" in logs[boot.index]) == (boot.variant == "b")
