@@ -31,7 +31,7 @@ def _facts(variant: VariantTails, key: str) -> str:
 def _where(run: RunTail, by_worker: bool) -> str:
     """Where ``run`` was measured: its host, or its Dask worker when one host had several."""
     key = "worker" if by_worker else "host"
-    return str(run.placement.get(key) or run.placement.get("host") or "")
+    return str(run.placement.get(key) or run.placement.get("host") or "unknown")
 
 
 def _measured_on(result: LatencyRunsResult) -> dict[str, str]:
