@@ -4,6 +4,7 @@ their PYTHONPATH, and Dask pickles the factories by reference)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -11,10 +12,17 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from distributed import LocalCluster
+
 from bootscope.lab.fake import FakeTarget
+from bootscope.lab.latency_place import DONE_MARKER
+from bootscope.lab.target import LineCallback, StartCallback
+from bootscope.model import Boot, LogLine
+from bootscope.parse.latency_transcript import section_line
 from bootscope.sources.qemu import BootConfig
 
 HERE = Path(__file__).parent
@@ -104,6 +112,16 @@ class Cluster:
             self.kill(proc)
 
 
+@contextlib.contextmanager
+def local_boot_cluster() -> Iterator[str]:
+    """A real local Dask cluster of two worker processes (nanny-restarted), one boot slot each;
+    yields the scheduler's ``tcp://`` address."""
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, resources={"boot": 1}, dashboard_address=None
+    ) as cluster:
+        yield str(cluster.scheduler_address)
+
+
 def slow_fake() -> FakeTarget:
     """A fake target whose boots take 0.3 s of real time, so that a test can act mid-run."""
     target = FakeTarget()
@@ -170,3 +188,25 @@ class Namespace:
         """Delete the namespace and the host's end of its link (which takes the other end along)."""
         subprocess.run(["ip", "link", "del", self.host_link], capture_output=True)
         subprocess.run(["ip", "netns", "del", self.name], capture_output=True)
+
+
+GUEST_CYCLICTEST = HERE / "data" / "latency" / "cyclictest-h200-q.txt"  # a real run, -h 200
+
+
+@dataclass(slots=True)
+class LatencyGuestFake(FakeTarget):
+    """A fake target whose guests print a latency transcript: a real cyclictest run's output
+    (``GUEST_CYCLICTEST``), with facts naming the guest's command line and the host cores its
+    emulator was pinned to (``pinned=``), as a QEMU latency guest's console would."""
+
+    def boot(self, config: BootConfig, on_line: LineCallback | None, on_start: StartCallback | None) -> Boot:
+        """Return the synthetic boot with a latency transcript for its console."""
+        boot = FakeTarget.boot(self, config, on_line, on_start)
+        pinned = ",".join(str(core) for core in config.cpu_affinity or ())
+        text = [
+            section_line("facts"), "kernel_release=6.1.0-fake", f"cmdline={config.append}",
+            f"pinned={pinned}",
+            section_line("tool"), *GUEST_CYCLICTEST.read_text().splitlines(),
+            section_line("exit"), "0", DONE_MARKER,
+        ]  # fmt: skip
+        return replace(boot, lines=tuple(LogLine(text=line) for line in text))

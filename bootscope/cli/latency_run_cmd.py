@@ -57,10 +57,10 @@ def run(
     seed: options.Seed = None,
     accel: options.Accel = None,
     resume: options.Resume = None,
+    executor_spec: options.ExecutorOpt = None,
     db: options.Db = defaults.DEFAULT_DB,
     fmt: FormatOpt = "table",
     threshold: ThresholdOpt = None,
-    executor_spec: options.ExecutorOpt = None,
 ) -> None:
     """Run a latency tool many times per variant, interleaved, store every run, compare the tails.
 

@@ -98,6 +98,19 @@ def host_has_timerlat() -> bool:
     return False
 
 
+def pinned_settings(settings: LatencySettings, cores: tuple[int, ...] | None) -> LatencySettings:
+    """Return ``settings`` kept on ``cores`` (a slot's cores: a Dask worker's, None: no pinning):
+    without an ``affinity`` of its own the tool measures one thread on each of those cores, and its
+    housekeeping thread moves onto the first of them when its ``main_cpu`` lies elsewhere (another
+    worker's core). A variant's own ``affinity`` is left as given."""
+    if not cores or settings.affinity is not None:
+        return settings
+    main_cpu = settings.main_cpu
+    if main_cpu is not None and main_cpu not in cores:
+        main_cpu = min(cores)
+    return replace(settings, affinity=",".join(str(core) for core in sorted(set(cores))), main_cpu=main_cpu)
+
+
 @dataclass(slots=True)
 class LocalPlace:
     """This machine, through a :class:`CommandTarget` (default :class:`LocalHost`)."""
@@ -125,7 +138,7 @@ class LocalPlace:
 
     def measure(self, variant: LatencyVariant, run: SlotRun, target: Target) -> Measurement:
         """Run the tool here under its load; the transcript is built from what each command printed."""
-        settings = self.effective.get(variant.name, variant.settings)
+        settings = pinned_settings(self.effective.get(variant.name, variant.settings), run.affinity)
         with tempfile.TemporaryDirectory(prefix="bootscope-latency-") as scratch:
             json_path = str(Path(scratch) / "cyclictest.json") if settings.tool == "cyclictest" else None
             argv = tool_argv(settings, json_path)

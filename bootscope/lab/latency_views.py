@@ -14,7 +14,8 @@ resolve, facts (kernel, cmdline, preemption) that change between runs of one var
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
@@ -75,6 +76,7 @@ class RunTail:
     facts: Mapping[str, str]
     interrupts: tuple[tuple[str, int], ...] = ()
     rows: tuple[LatencyRow, ...] = ()
+    placement: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +178,7 @@ def analyze_latency_experiment(
         for record in sorted((r for r in records if r.variant == variant.name), key=lambda r: r.index):
             lines = [line.text for line in store.boot_log(experiment.id, record.index)]
             tail, counts = run_tail(variant.name, record.index, record.outcome, lines)
+            tail = replace(tail, placement=dict(record.placement))
             runs.append(tail)
             if counts is not None:
                 if len(counts) > len(pooled):
@@ -185,6 +188,12 @@ def analyze_latency_experiment(
                 per_run.setdefault(variant.name, []).append((record.index, counts, tail.overflow))
         variants.append(VariantTails(variant.name, tuple(runs), pooled, overflow))
         warnings += _variant_warnings(variants[-1])
+    hosts = sorted({str(r.placement["host"]) for r in records if r.placement.get("host")})
+    if len(hosts) > 1:
+        warnings.append(
+            f"the runs were measured on {len(hosts)} hosts ({', '.join(hosts)}): a latency belongs to"
+            " the machine that measured it; each run's placement says which"
+        )
     comparisons = _compare(variants, alpha, warnings)
     threshold, ratios = _exceedances(variants, threshold_us, 1 - alpha, warnings)
     if threshold is not None:

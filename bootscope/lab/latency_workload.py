@@ -9,6 +9,7 @@ runner's QEMU target is used only by guest places (to resolve kernels and boot);
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, ClassVar
@@ -72,7 +73,10 @@ class LatencyWorkload:
 
     @property
     def max_smp(self) -> int:
-        """The most guest CPUs of any variant."""
+        """The cores one slot takes: the most guest CPUs of any variant, or for ``local`` every CPU
+        this process may use (a Dask worker's ``--cores``: the tool measures all of them)."""
+        if self.local:
+            return len(os.sched_getaffinity(0))
         return max(v.smp for v in self.plan.variants)
 
     @property

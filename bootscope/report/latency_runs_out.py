@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import statistics
 import textwrap
+from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -27,15 +28,42 @@ def _facts(variant: VariantTails, key: str) -> str:
     return " | ".join(seen) or "-"
 
 
+def _where(run: RunTail, by_worker: bool) -> str:
+    """Where ``run`` was measured: its host, or its Dask worker when one host had several."""
+    key = "worker" if by_worker else "host"
+    return str(run.placement.get(key) or run.placement.get("host") or "unknown")
+
+
+def _measured_on(result: LatencyRunsResult) -> dict[str, str]:
+    """Per variant, the hosts (or, all on one host, the Dask workers) that measured its runs, with
+    their run counts; empty when one place measured everything (the table then has no such column)."""
+    runs = [run for variant in result.variants for run in variant.runs]
+    hosts = {_where(run, False) for run in runs}
+    by_worker = len(hosts) == 1 and len({_where(run, True) for run in runs}) > 1
+    if len(hosts) < 2 and not by_worker:
+        return {}
+    measured = {}
+    for variant in result.variants:
+        counts = Counter(_where(run, by_worker) for run in variant.runs)
+        measured[variant.name] = " | ".join(f"{place} ({n})" for place, n in sorted(counts.items()))
+    return measured
+
+
 def latency_runs_text(result: LatencyRunsResult) -> str:
-    """Return the per-variant table (median over runs of each run's p99.9/p99.99/max, us), the
-    comparisons against the baseline with the method named, and the warnings."""
+    """Return the per-variant table (median over runs of each run's p99.9/p99.99/max, us; where the
+    runs were measured when more than one host or Dask worker measured them), the comparisons
+    against the baseline with the method named, and the warnings."""
     header = ["variant", "runs", "ok", *[f"{s} (median)" for s in STATS], "overflow", "kernel", "preempt"]
+    measured_on = _measured_on(result)
+    if measured_on:
+        header.append("measured on (runs)")
     body = []
     for variant in result.variants:
         ok = sum(1 for run in variant.runs if run.outcome == "ok")
         medians = [_median(variant, s) for s in STATS]
         facts = [_facts(variant, "kernel_release"), _facts(variant, "preemption")]
+        if measured_on:
+            facts.append(measured_on[variant.name])
         body.append([variant.name, str(len(variant.runs)), str(ok), *medians, str(variant.overflow), *facts])
     widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
     where = "this machine" if result.accel in ("", "none") else f"QEMU {result.accel}"
@@ -88,6 +116,7 @@ def _run_json(run: RunTail) -> dict[str, Any]:
         "histogram_limit_us": run.limit_us,
         "facts": dict(run.facts),
         "interrupts_during": dict(run.interrupts),
+        "placement": dict(run.placement),
     }
 
 

@@ -1,7 +1,9 @@
-"""`bootscope latency run local --executor dask://` with real parts: a `dask scheduler` process and
-two `bootscope worker` processes, each worker in a network namespace of its own with its own
-address (a veth link to this host), and real cyclictest runs measured on the workers. Every run is
-stored once by the client, both workers measured, and each run says where it ran."""
+"""`bootscope latency run local --executor dask://` end to end with real parts: a `dask scheduler`
+process and two `bootscope worker` processes (one core each, tests/dask_cluster.py), each in a
+network namespace of its own with its own address (a veth link to this host), and real cyclictest
+runs of 1 s on the workers' own cores. Every run is stored once by the client, both workers measure,
+each record names its worker and the core it measured, and the numbers are the tool's own, as in
+tests/lab/test_latency_local.py. Fails (does not skip) when rt-tests is missing."""
 
 from __future__ import annotations
 
@@ -12,6 +14,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import pytest
+from cli_here import run_in_process
 from dask_cluster import Cluster, Namespace
 
 from bootscope import metrics
@@ -19,51 +23,77 @@ from bootscope.lab.latency_run import parse_tool_section
 from bootscope.parse.latency_transcript import split_transcript
 from bootscope.store import Store
 
-RUNS = 4
+RUN_LIMIT_S = 300.0
 
 
-def test_latency_runs_spread_over_two_workers_in_their_own_namespaces(tmp_path: Path) -> None:
+def test_latency_runs_spread_over_two_workers_each_stored_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     cluster = Cluster(tmp_path, host="0.0.0.0")
     spaces: list[Namespace] = []
     try:
         spaces = [Namespace.create(1), Namespace.create(2)]
         address = cluster.start_scheduler()
-        workers = [
-            cluster.start_worker(f"w{k}", cores=str(k), namespace=space) for k, space in enumerate(spaces)
-        ]
+        first = cluster.start_worker("w0", cores="0", namespace=spaces[0])
+        second = cluster.start_worker("w1", cores="1", namespace=spaces[1])
         db = tmp_path / "latency.db"
         env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])}
         done = subprocess.run(
-            [sys.executable, "-m", "bootscope", "latency", "run", "local", "--duration", "1s",
-             "-n", str(RUNS), "--seed", "3", "--histogram", "2000", "--format", "json", "--db", str(db),
-             "--executor", address.replace("tcp://", "dask://")],
-            capture_output=True, text=True, env=env, timeout=600,
+            [sys.executable, "-m", "bootscope", "latency", "run", "local", "--tool", "cyclictest",
+             "--duration", "1s", "-n", "2", "--histogram", "2000", "--seed", "3",
+             "--variant", "a:", "--variant", "b:interval=250", "--allow-unequal",
+             "--executor", address.replace("tcp://", "dask://"), "--db", str(db), "--format", "json"],
+            capture_output=True, text=True, env=env, timeout=RUN_LIMIT_S,
         )  # fmt: skip
     finally:
         cluster.stop()
         for space in spaces:
             space.remove()
     assert done.returncode == 0, done.stderr
+    # Each worker has its namespace's own address.
+    assert [w.split("//")[1].split(":")[0] for w in (first, second)] == [s.address for s in spaces]
     document = json.loads(done.stdout)
-    # Each worker has its namespace's own address, and both measured.
-    assert [w.split("//")[1].split(":")[0] for w in workers] == [s.address for s in spaces]
+    exp_id = document["experiment"]
     with Store.open(db) as store:
-        exp_id = document["experiment"]
-        runs = [b for b in store.boots(exp_id) if not b.superseded]
+        boots = store.boots(exp_id)
         experiment = store.experiment(exp_id)
-        logs = {b.index: list(store.boot_log(exp_id, b.index)) for b in runs}
-    assert sorted(b.index for b in runs) == list(range(1, RUNS + 1))  # every run stored once
-    assert all(b.outcome == "ok" for b in runs), runs
-    where = Counter(b.placement["worker"] for b in runs)
-    assert set(where) == set(workers), where
-    for run in runs:
-        assert run.placement["host"] and run.placement["cores"] == [workers.index(run.placement["worker"])]
-        assert run.command[0] == "cyclictest"
-        # The stored numbers are the tool's own, from the transcript the worker sent back.
-        transcript = split_transcript(line.text for line in logs[run.index])
+        logs = {boot.index: store.boot_log(exp_id, boot.index) for boot in boots}
+    assert experiment.status == "complete" and experiment.accel == "none"
+    assert experiment.host["executor"] == "dask" and set(experiment.host["workers"]) == {first, second}
+    # Every run stored once, all final, both variants twice.
+    assert sorted(b.index for b in boots) == [1, 2, 3, 4]
+    assert all(b.outcome == "ok" and not b.superseded and b.attempt == 0 for b in boots), boots
+    assert Counter(b.variant for b in boots) == {"a": 2, "b": 2}
+    # Both workers measured, each on its own core, and every record says where.
+    workers = Counter(b.placement["worker"] for b in boots)
+    assert set(workers) == {first, second}, workers
+    core_of = {first: 0, second: 1}
+    for boot in boots:
+        worker = boot.placement["worker"]
+        assert boot.placement["cores"] == [core_of[worker]]
+        assert boot.placement["host"] and "cpu_model" in boot.placement and "load_1m" in boot.placement
+        # The tool ran one thread on the worker's core, its housekeeping thread there too.
+        assert f"--affinity={core_of[worker]}" in boot.command
+        assert f"--mainaffinity={core_of[worker]}" in boot.command
+        transcript = split_transcript(line.text for line in logs[boot.index])
+        assert transcript.facts()["kernel_release"] == os.uname().release
+        run = parse_tool_section(transcript, "stored")
+        assert len(run.series) == 1
+        for series in run.series:
+            assert series.counts is not None and series.total == series.cycles  # rows + overflow = cycles
+        # The stored max is the tool's own summary line "# Max Latencies:".
         footer = next(line for line in transcript.sections["tool"] if line.startswith("# Max Latencies:"))
-        assert run.metrics[metrics.LATENCY_MAX_US] == max(int(v) for v in footer.split(":")[1].split())
-        section = parse_tool_section(transcript, "stored")
-        assert all(series.total == series.cycles for series in section.series)
-    assert experiment.host["executor"] == "dask" and set(experiment.host["workers"]) == set(workers)
-    assert len(document["variants"][0]["runs"]) == RUNS
+        assert boot.metrics[metrics.LATENCY_MAX_US] == max(int(v) for v in footer.split(":")[1].split())
+    # The JSON names each run's worker; `latency show`'s table says which worker measured which runs.
+    runs = [run for variant in document["variants"] for run in variant["runs"]]
+    assert len(runs) == 4 and all(run["outcome"] == "ok" for run in runs)
+    assert {run["placement"]["worker"] for run in runs} == {first, second}
+    assert run_in_process("latency", "show", str(exp_id), "--db", str(db)) == 0
+    table = capsys.readouterr().out
+    header = next(line for line in table.splitlines() if line.startswith("variant"))
+    assert "measured on (runs)" in header
+    for variant in ("a", "b"):
+        row = next(line for line in table.splitlines() if line.startswith(f"{variant} "))
+        places = Counter(b.placement["worker"] for b in boots if b.variant == variant)
+        for worker, n in places.items():
+            assert f"{worker} ({n})" in row, table

@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 from cli_here import run_in_process
-from dask_cluster import Cluster, dying_fake, slow_fake
-from distributed import LocalCluster
+from dask_cluster import Cluster, dying_fake, local_boot_cluster, slow_fake
 
 from bootscope.errors import BootError, InputError
 from bootscope.lab.boot import BootWorkload
@@ -53,10 +52,8 @@ def _final(store: Store, exp_id: int) -> list[BootRecord]:
 @pytest.fixture(scope="module")
 def two_workers() -> Iterator[str]:
     """A real local Dask cluster: two worker processes (nanny-restarted), one boot slot each."""
-    with LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, resources={"boot": 1}, dashboard_address=None
-    ) as cluster:
-        yield str(cluster.scheduler_address)
+    with local_boot_cluster() as address:
+        yield address
 
 
 def test_scheduler_addresses() -> None:

@@ -10,16 +10,14 @@ from pathlib import Path
 
 import pytest
 from cli_here import run_in_process
+from latency_places import CtrlCOnSecondRun
 
 from bootscope import metrics
 from bootscope.lab import runner
 from bootscope.lab.fake import FakeTarget
-from bootscope.lab.latency_place import LocalPlace, Measurement
-from bootscope.lab.latency_plan import LatencyVariant, build_latency_plan
+from bootscope.lab.latency_plan import build_latency_plan
 from bootscope.lab.latency_run import LatencySettings, parse_tool_section
 from bootscope.lab.latency_workload import LatencyWorkload
-from bootscope.lab.target import Target
-from bootscope.lab.workload import SlotRun
 from bootscope.parse.latency_transcript import interrupt_counts, split_transcript
 from bootscope.store import Store
 from bootscope.store.records import STATUS_COMPLETE, STATUS_INTERRUPTED
@@ -66,25 +64,6 @@ def test_real_cyclictest_runs_are_stored_and_match_their_own_footers(
             assert (
                 len(json.loads(transcript.text("tool-json"))["thread"]) == os.cpu_count()
             )  # --json kept too
-
-
-class CtrlCOnSecondRun:
-    """The real local place, with a Ctrl-C in place of the second run."""
-
-    name = "local"
-
-    def __init__(self) -> None:
-        self.inner = LocalPlace()
-        self.calls = 0
-
-    def prepare(self, variant: LatencyVariant, target: Target, accel: str) -> list[str]:
-        return self.inner.prepare(variant, target, accel)
-
-    def measure(self, variant: LatencyVariant, run: SlotRun, target: Target) -> Measurement:
-        self.calls += 1
-        if self.calls == 2:
-            raise KeyboardInterrupt
-        return self.inner.measure(variant, run, target)
 
 
 def test_an_interrupted_run_keeps_its_finished_run_and_resumes_with_real_cyclictest(tmp_path: Path) -> None:

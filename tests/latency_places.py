@@ -1,0 +1,27 @@
+"""Latency places for tests: the real local place with a Ctrl-C in place of one run."""
+
+from __future__ import annotations
+
+from bootscope.lab.latency_place import LocalPlace, Measurement
+from bootscope.lab.latency_plan import LatencyVariant
+from bootscope.lab.target import Target
+from bootscope.lab.workload import SlotRun
+
+
+class CtrlCOnSecondRun:
+    """The real local place, with a Ctrl-C in place of the second run."""
+
+    name = "local"
+
+    def __init__(self) -> None:
+        self.inner = LocalPlace()
+        self.calls = 0
+
+    def prepare(self, variant: LatencyVariant, target: Target, accel: str) -> list[str]:
+        return self.inner.prepare(variant, target, accel)
+
+    def measure(self, variant: LatencyVariant, run: SlotRun, target: Target) -> Measurement:
+        self.calls += 1
+        if self.calls == 2:
+            raise KeyboardInterrupt
+        return self.inner.measure(variant, run, target)
