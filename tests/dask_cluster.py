@@ -210,3 +210,24 @@ class LatencyGuestFake(FakeTarget):
             section_line("exit"), "0", DONE_MARKER,
         ]  # fmt: skip
         return replace(boot, lines=tuple(LogLine(text=line) for line in text))
+
+
+@contextlib.contextmanager
+def namespaced_pair(root: Path) -> Iterator[tuple[Cluster, str, str]]:
+    """A scheduler in this host's namespace and two workers (cores 0 and 1), each in a network
+    namespace of its own; yields the cluster and the two workers' addresses (each its namespace's
+    own, checked here), and stops and removes everything when the block ends."""
+    cluster = Cluster(root, host="0.0.0.0")
+    spaces: list[Namespace] = []
+    try:
+        spaces = [Namespace.create(1), Namespace.create(2)]
+        cluster.start_scheduler()
+        workers = [
+            cluster.start_worker(f"w{k}", cores=str(k), namespace=space) for k, space in enumerate(spaces)
+        ]
+        assert [w.split("//")[1].split(":")[0] for w in workers] == [s.address for s in spaces]
+        yield cluster, workers[0], workers[1]
+    finally:
+        cluster.stop()
+        for space in spaces:
+            space.remove()

@@ -22,20 +22,26 @@ def test_every_verb_is_registered_for_real(verb: str, capsys: pytest.CaptureFixt
     assert "Commands" in out if COMMANDS[verb].group else "--" in out.replace("--help", "")
 
 
-def test_help_lists_every_verb_without_importing_the_analysis_stack() -> None:
+def _imported(argv: list[str], roots: tuple[str, ...]) -> tuple[str, list[str]]:
+    """Run ``bootscope ARGV`` in a fresh interpreter; return its output and which modules under
+    ``roots`` (a module or a package) it had imported by its end. Fails on a non-zero exit."""
     probe = (
-        "import sys\n"
-        "sys.argv = ['bootscope', '--help']\n"
+        "import sys, json\n"
+        f"sys.argv = ['bootscope', *{argv!r}]\n"
         "from bootscope.cli import main\n"
-        "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "names = ('numpy', 'scipy', 'bootscope.analyze', 'bootscope.store')\n"
-        "heavy = sorted(m for m in names if m in sys.modules)\n"
-        "print('MODULES=' + __import__('json').dumps(heavy))\n"
+        "try:\n    main()\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
+        f"found = sorted(m for m in sys.modules if m in {roots!r} or m.split('.')[0] in {roots!r})\n"
+        "print('MODULES=' + json.dumps(found))\n"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    listed, _, modules = done.stdout.rpartition("MODULES=")
-    assert json.loads(modules) == []
+    output, _, modules = done.stdout.rpartition("MODULES=")
+    return output, json.loads(modules)
+
+
+def test_help_lists_every_verb_without_importing_the_analysis_stack() -> None:
+    listed, modules = _imported(["--help"], ("numpy", "scipy", "bootscope.analyze", "bootscope.store"))
+    assert modules == []
     for verb, command in COMMANDS.items():
         assert verb in listed and command.short_help.split(":")[0][:30] in " ".join(listed.split())
 
@@ -51,16 +57,8 @@ def test_analyze_json_does_not_import_rich(data_dir: object) -> None:
     from pathlib import Path
 
     assert isinstance(data_dir, Path)
-    log = data_dir / "debian-6.1-cloud-smp2.log"
-    probe = (
-        "import sys, json\n"
-        f"sys.argv = ['bootscope', 'analyze', '--json', {str(log)!r}]\n"
-        "from bootscope.cli import main\n"
-        "try:\n    main()\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
-        "print('MODULES=' + json.dumps(sorted(m for m in sys.modules if m.split('.')[0] == 'rich')))\n"
+    document, modules = _imported(
+        ["analyze", "--json", str(data_dir / "debian-6.1-cloud-smp2.log")], ("rich",)
     )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    document, _, modules = done.stdout.rpartition("MODULES=")
-    assert json.loads(modules) == []
+    assert modules == []
     assert json.loads(document)["boots"][0]["identity"]["release"]

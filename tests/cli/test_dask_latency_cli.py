@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from cli_here import run_in_process
-from dask_cluster import Cluster, Namespace
+from dask_cluster import namespaced_pair
 
 from bootscope import metrics
 from bootscope.lab.latency_run import parse_tool_section
@@ -29,13 +29,8 @@ RUN_LIMIT_S = 300.0
 def test_latency_runs_spread_over_two_workers_each_stored_once(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    cluster = Cluster(tmp_path, host="0.0.0.0")
-    spaces: list[Namespace] = []
-    try:
-        spaces = [Namespace.create(1), Namespace.create(2)]
-        address = cluster.start_scheduler()
-        first = cluster.start_worker("w0", cores="0", namespace=spaces[0])
-        second = cluster.start_worker("w1", cores="1", namespace=spaces[1])
+    with namespaced_pair(tmp_path) as (cluster, first, second):
+        address = cluster.address
         db = tmp_path / "latency.db"
         env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])}
         done = subprocess.run(
@@ -45,13 +40,7 @@ def test_latency_runs_spread_over_two_workers_each_stored_once(
              "--executor", address.replace("tcp://", "dask://"), "--db", str(db), "--format", "json"],
             capture_output=True, text=True, env=env, timeout=RUN_LIMIT_S,
         )  # fmt: skip
-    finally:
-        cluster.stop()
-        for space in spaces:
-            space.remove()
     assert done.returncode == 0, done.stderr
-    # Each worker has its namespace's own address.
-    assert [w.split("//")[1].split(":")[0] for w in (first, second)] == [s.address for s in spaces]
     document = json.loads(done.stdout)
     exp_id = document["experiment"]
     with Store.open(db) as store:

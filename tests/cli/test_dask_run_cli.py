@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from dask_cluster import Cluster, Namespace
+from dask_cluster import namespaced_pair
 
 from bootscope.store import BootRecord, Store
 
@@ -57,13 +57,8 @@ def _qemu_children(pid: int) -> list[int]:
 def test_two_workers_share_a_run_and_a_worker_killed_mid_boot_loses_nothing(
     cloud_kernel: Path, tmp_path: Path
 ) -> None:
-    cluster = Cluster(tmp_path, host="0.0.0.0")
-    spaces: list[Namespace] = []
-    try:
-        spaces = [Namespace.create(1), Namespace.create(2)]
-        address = cluster.start_scheduler()
-        survivor = cluster.start_worker("w0", cores="0", namespace=spaces[0])
-        victim = cluster.start_worker("w1", cores="1", namespace=spaces[1])
+    with namespaced_pair(tmp_path) as (cluster, survivor, victim):
+        address = cluster.address
         db = tmp_path / "dask.db"
         env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])}
         run = subprocess.Popen(
@@ -91,12 +86,6 @@ def test_two_workers_share_a_run_and_a_worker_killed_mid_boot_loses_nothing(
         with Store.open(db) as store:
             boots = store.boots(1)
             experiment = store.experiment(1)
-    finally:
-        cluster.stop()
-        for space in spaces:
-            space.remove()
-    # The workers have their namespaces' own addresses.
-    assert [w.split("//")[1].split(":")[0] for w in (survivor, victim)] == [s.address for s in spaces]
     assert experiment.status == "complete" and stored_before < 12
     # Exactly 12 boots, each slot once: the one the victim was booting ran again on the survivor.
     assert sorted(b.index for b in boots) == list(range(1, 13))
