@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(python3 python3-venv python3-pip qemu-system-x86 busybox-static kexec-tools rt-tests rtla stress-ng cpio
   debootstrap zstd xz-utils chromium fonts-dejavu-core postgresql e2fsprogs qemu-utils procps git
-  openssh-client socat kmod)
+  openssh-client socat kmod iproute2)
 need_apt=()
 for pkg in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_apt+=("$pkg")
