@@ -15,6 +15,7 @@ import numpy.typing as npt
 
 from bootscope.model import Initcall, InitcallSummary
 from bootscope.parse.columns import InitcallColumns
+from bootscope.parse.initcall_rows import TextSpans
 
 IntArray = npt.NDArray[np.int64]
 
@@ -50,27 +51,43 @@ def summarize_initcalls(calls: InitcallColumns, top_n: int, *, keep_all: bool = 
 
     failing = calls.failing
 
-    def done_call(k: int) -> Initcall:
-        i = int(done_rows[k])
-        s = int(start_row[i])
-        start_s: float | None = None
-        start_pid: int | None = None
-        module = ""
-        if s >= 0:
-            t_start = float(times[s])
-            if t_start == t_start:
-                start_s = t_start
-            pid = pids[s]
-            start_pid = int(pid) if pid else None
-            module = modules[s]
-        duration_us = durations_us[k]
-        if start_s is None:
-            t = float(times[i])
-            if t == t:
-                start_s = max(t - duration_us / 1e6, 0.0)
-        # a return that is not failing is 0 whatever its text ("0", "-0", "00")
-        ret = int(rets[i]) if failing[i] else 0
-        return Initcall(names[i], start_s, duration_us, ret, start_pid, module or modules[i] or None)
+    def done_calls(picked: Sequence[int]) -> tuple[Initcall, ...]:
+        """The returned lines ``picked`` (indices among returned lines) as Initcalls, read in one
+        batch: a returned line takes its pid and module from its calling where it has one."""
+        if not len(picked):
+            return ()
+        rows = done_rows[np.asarray(picked, dtype=np.int64)]
+        starts = start_row[rows]
+        has_start = (starts >= 0).tolist()
+        start_src = np.where(starts >= 0, starts, rows)  # the row a start's fields are read from
+        row_list, src_list = rows.tolist(), start_src.tolist()
+        start_times, own_times = times[start_src].tolist(), times[rows].tolist()
+        start_pids, start_modules = _pick(pids, src_list), _pick(modules, src_list)
+        own_names, own_modules = _pick(names, row_list), _pick(modules, row_list)
+        failing_rows = failing[rows].tolist()
+        found = []
+        for n, k in enumerate(picked):
+            start_s: float | None = None
+            start_pid: int | None = None
+            module = ""
+            if has_start[n]:
+                t_start = start_times[n]
+                if t_start == t_start:
+                    start_s = t_start
+                pid = start_pids[n]
+                start_pid = int(pid) if pid else None
+                module = start_modules[n]
+            duration_us = durations_us[k]
+            if start_s is None:
+                t = own_times[n]
+                if t == t:
+                    start_s = max(t - duration_us / 1e6, 0.0)
+            # a return that is not failing is 0 whatever its text ("0", "-0", "00")
+            ret = int(rets[row_list[n]]) if failing_rows[n] else 0
+            found.append(
+                Initcall(own_names[n], start_s, duration_us, ret, start_pid, module or own_modules[n] or None)
+            )
+        return tuple(found)
 
     def open_call(i: int) -> Initcall:
         t = float(times[i])
@@ -84,11 +101,18 @@ def summarize_initcalls(calls: InitcallColumns, top_n: int, *, keep_all: bool = 
     return InitcallSummary(
         count=done_count + len(open_calls),
         total_s=sum(durations_us) / 1e6,
-        failed=tuple(map(done_call, failed)),
+        failed=done_calls(failed),
         unfinished=open_calls,
-        top=tuple(map(done_call, top)),
-        all=(*map(done_call, range(done_count)), *open_calls) if keep_all else (),
+        top=done_calls(top),
+        all=(*done_calls(range(done_count)), *open_calls) if keep_all else (),
     )
+
+
+def _pick(texts: Sequence[str], rows: list[int]) -> list[str]:
+    """Return ``texts[row]`` for each of ``rows`` (in one pass where the texts are spans of a block)."""
+    if isinstance(texts, TextSpans):
+        return texts.pick(rows)
+    return [texts[row] for row in rows]
 
 
 def _top(durations_us: Sequence[int], top_n: int) -> list[int]:

@@ -11,6 +11,11 @@ import os
 import sys
 from dataclasses import dataclass
 
+# numpy's OpenBLAS starts a thread per core when numpy is imported (about 60 ms of CPU on every
+# start-up); bootscope's linear algebra is small vectors and never needs them. A user's own setting
+# wins. Set before anything imports numpy.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 import typer
 
 from bootscope.errors import BootscopeError

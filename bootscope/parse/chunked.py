@@ -26,7 +26,8 @@ from bootscope.model import LogLine
 from bootscope.parse.columns import INITCALL_PATTERNS, BootColumns, InitcallColumns, KnownLine
 from bootscope.parse.formats import DMESG_ANYWHERE, DMESG_PREFIX, parse_dmesg, stamp_s
 from bootscope.parse.initcall_rows import PAD_CHARS, read_initcalls
-from bootscope.parse.patterns import INITCALL_LITERALS, start_pairs, table_scan
+from bootscope.parse.native import scanner
+from bootscope.parse.patterns import INITCALL_LITERALS, start_pairs, start_prefixes, table_scan
 from bootscope.parse.stream import BANNER, CLOCK_ZERO_S, CPU_LINE, RESET_AFTER_S
 
 # printk's own stamp, "[%5lu.%06lu]" (kernel/printk/printk.c print_time()), without a caller id
@@ -34,8 +35,9 @@ from bootscope.parse.stream import BANNER, CLOCK_ZERO_S, CPU_LINE, RESET_AFTER_S
 # DMESG_PREFIX accepts is read by that regex, line by line (_Block._odd_lines). As a regex:
 # \[(?: {4}\d| {3}\d{2}| {2}\d{3}| \d{4}|\d{5})\.\d{6}\](?!\[) ?
 _FIXED_WIDTH = 14  # "[" + 5 + "." + 6 + "]"
-_NL, _SPACE, _LBRACKET, _LT, _DOT, _RBRACKET, _ZERO = (ord(c) for c in "\n [<.]0")
+_NL, _SPACE, _LBRACKET, _LT, _DOT, _RBRACKET, _ZERO, _NINE = (ord(c) for c in "\n [<.]09")
 _LITERAL_CODES = tuple(tuple(map(ord, literal)) for literal in INITCALL_LITERALS)
+_LITERAL_BYTES = tuple(literal.encode("ascii") for literal in INITCALL_LITERALS)
 # The other lines the pattern table knows (initcall lines are read apart), tried only on the lines
 # whose text starts with a character that can start a match (any non-ASCII one can).
 _KNOWN, _KNOWN_SLICES, _ = table_scan(INITCALL_PATTERNS)
@@ -43,17 +45,36 @@ _MAY_START_KNOWN = np.zeros((129, 129), dtype=bool)  # [first, second character]
 _MAY_START_KNOWN[128, :] = True
 for _first, _seconds in start_pairs(INITCALL_PATTERNS).items():
     _MAY_START_KNOWN[ord(_first), [*map(ord, _seconds)] if _seconds is not None else slice(None)] = True
+# A candidate whose first character is pinned (patterns.start_prefixes) must start with one of its
+# literals: its first four characters as one key (_key4), then the rest of a longer literal.
+_PINNED = np.zeros(129, dtype=bool)
+_PINNED[[ord(c) for c in start_prefixes(INITCALL_PATTERNS)]] = True
+_PREFIXES = [q for qs in start_prefixes(INITCALL_PATTERNS).values() for q in qs]
+
+
+def _key(chars: str) -> int:
+    return sum(ord(c) << (8 * k) for k, c in enumerate(chars[:4]))
+
+
+# keys whose four characters are a whole literal: the key alone decides
+_WHOLE_KEYS = np.array(sorted({_key(q) for q in _PREFIXES if len(q) == 4}), dtype=np.uint32)
+# the other keys, with the rest of each of their literals
+_TAILS: dict[int, list[tuple[int, ...]]] = {}
+for _q in _PREFIXES:
+    if len(_q) > 4 and _key(_q) not in _WHOLE_KEYS:
+        _TAILS.setdefault(_key(_q), []).append(tuple(map(ord, _q[4:])))
 _DMESG = re.compile(DMESG_PREFIX)
 _ANYWHERE = re.compile(DMESG_ANYWHERE)
 # A stamp after other text on its line: console junk before a kernel line (see formats.parse_dmesg)
 # (the literal "[" first, so that the scan jumps from bracket to bracket)
 _EMBEDDED = re.compile(r"\[(?<!\n\[)(?:[^\S\n]+|(?=\d{5}))\d{1,10}\.\d{6}\]")
 # what can follow such a "[": whitespace but a line end (any non-ASCII character may be one) or a digit
+_IS_INDENT = np.zeros(129, dtype=bool)  # whitespace that stays on its line (patterns._SP)
+_IS_INDENT[[c for c in range(128) if chr(c).isspace() and c != _NL]] = True
+_INDENT_PROBE = 24  # characters looked at; a longer run of whitespace stays a candidate
 _MAY_FOLLOW_BRACKET = np.zeros(129, dtype=bool)
 _MAY_FOLLOW_BRACKET[[*(c for c in range(128) if chr(c).isspace() or chr(c).isdigit()), 128]] = True
 _MAY_FOLLOW_BRACKET[_NL] = False
-_NEWLINE = np.array([_NL], dtype=np.uint8)
-_BANNER = re.compile(re.escape(BANNER))
 
 IntArray = npt.NDArray[np.int64]
 BLOCK_BYTES = 2 << 20  # read size: big enough that per-block costs vanish, small enough for memory
@@ -109,7 +130,7 @@ class BlockBoots:
 
     def _scan(self, text: str, *, final: bool) -> Generator[BootColumns, None, str | None]:
         """Yield the finished boots of ``text``; return the unfinished last boot's text (None if none)."""
-        block = _Block(*_split_embedded(text))
+        block = _Block(text, *_split_embedded(text))
         bounds = [0, *block.boot_starts(), block.line_count]
         last = len(bounds) - 2
         for number in range(last + 1):
@@ -142,11 +163,10 @@ class BlockBoots:
 class _Block:
     """The arrays of one block of lines: line starts, prefixes, times, known lines, initcall rows."""
 
-    def __init__(self, text: str, codes: npt.NDArray[np.uint8]) -> None:
+    def __init__(self, text: str, codes: npt.NDArray[np.uint8], starts: IntArray, ends: IntArray) -> None:
         self.text = text
-        newlines = np.flatnonzero(codes == _NL)
-        self.starts: IntArray = np.concatenate(([0], newlines + 1))
-        self.ends: IntArray = np.concatenate((newlines, [len(codes)]))
+        self.starts = starts
+        self.ends = ends
         self.line_count = len(self.starts)
         # Zero padding, so that the fixed-width probes past a short last line stay inside the array.
         padded = np.concatenate((codes, np.zeros(PAD_CHARS, codes.dtype)))
@@ -186,14 +206,7 @@ class _Block:
     def _initcalls(self, padded: npt.NDArray[Any]) -> tuple[IntArray, InitcallColumns]:
         """Return the initcall lines (ascending) and their columns."""
         # a line whose text starts with an initcall literal is an initcall line if the rest matches
-        probe_at = self.text_at
-        probe = np.zeros(len(probe_at), dtype=bool)
-        for literal in _LITERAL_CODES:
-            hit = padded[probe_at] == literal[0]
-            for offset, code in enumerate(literal[1:], start=1):
-                hit &= padded[probe_at + offset] == code
-            probe |= hit
-        lines = np.flatnonzero(probe)
+        lines = np.flatnonzero(_starts_with_literal(padded, self.text_at))
         fields, keep = read_initcalls(self.text, padded, lines, self.text_at, self.ends)
         lines = lines[keep]
         return lines, fields.columns(keep, self.time_of_line[lines])
@@ -205,17 +218,23 @@ class _Block:
         second = np.minimum(padded[text_at + 1], 128)
         maybe = _MAY_START_KNOWN[first, second] & (text_at < ends)
         maybe[self.initcall_lines] = False
-        lines = np.flatnonzero(maybe).tolist()
+        lines = _pinned_ok(padded, text_at, np.flatnonzero(maybe), first)
+        lines = lines[_after_indent_ok(padded, text_at[lines], first[lines])]
         match = _KNOWN.match
         text = self.text
-        time_of_line = self.time_of_line.tolist()
         slices = _KNOWN_SLICES
         found: list[KnownLine] = []
-        for index, start, end in zip(lines, text_at[lines].tolist(), ends[lines].tolist(), strict=True):
+        rows = zip(
+            lines.tolist(),
+            text_at[lines].tolist(),
+            ends[lines].tolist(),
+            self.time_of_line[lines].tolist(),
+            strict=True,
+        )
+        for index, start, end, t in rows:
             m = match(text, start, end)
             if m is not None and m.lastgroup is not None:
                 first_group, last_group = slices[m.lastgroup]
-                t = time_of_line[index]
                 found.append((m.lastgroup, index, m.groups()[first_group:last_group], None if t != t else t))
         return found
 
@@ -226,7 +245,7 @@ class _Block:
             # (the analysis asks for a few dozen lines per boot: gap ends, CPU lines)
             start, end = int(self.text_at[index]), int(self.ends[index])
             return LogLine(self.text[start:end], float(self.time_of_line[index]))
-        # A block line is clean (_split_embedded ran), so the parser yields exactly one LogLine.
+        # A block line is clean (_split_embedded cut it), so the parser yields exactly one LogLine.
         parsed = next(parse_dmesg((self.text[self.starts[index] : self.ends[index]],), _ignore))
         assert parsed is not None
         return parsed
@@ -236,7 +255,7 @@ class _Block:
         times = self.times
         if not len(times):
             return []
-        positions = np.array([m.start() for m in _BANNER.finditer(self.text)], dtype=np.int64)
+        positions = np.array(_find_all(self.text, BANNER), dtype=np.int64)
         lines = np.searchsorted(self.starts, positions, side="right") - 1
         banner_lines = lines[(positions == self.text_at[lines]) & (self.text_at[lines] > self.starts[lines])]
         banner_k = np.searchsorted(self.timed_lines, banner_lines)
@@ -301,10 +320,76 @@ class _Lines:
         return self._block.line(self._first + index)
 
 
-def _split_embedded(text: str) -> tuple[str, npt.NDArray[np.uint8]]:
-    """Return ``text`` with console junk before a kernel stamp on its own line, as parse_dmesg splits
-    it, and the returned text's codes (``_codes``)."""
+def _pinned_ok(padded: npt.NDArray[Any], text_at: IntArray, lines: IntArray, first: IntArray) -> IntArray:
+    """Return ``lines`` less those whose first character is pinned but whose text starts with none of
+    its literals (a literal never holds a line end, so no probe reads on into the next line)."""
+    at = text_at[lines]
+    key = padded[at].astype(np.uint32)
+    for k in (1, 2, 3):
+        key |= padded[at + k].astype(np.uint32) << (8 * k)
+    pinned = _PINNED[first[lines]]
+    keep = ~pinned | np.isin(key, _WHOLE_KEYS)
+    for value, tails in _TAILS.items():
+        rows = np.flatnonzero(pinned & (key == value))
+        if not len(rows):
+            continue
+        ok = np.zeros(len(rows), dtype=bool)
+        for tail in tails:
+            hit = np.ones(len(rows), dtype=bool)
+            for offset, code in enumerate(tail, start=4):
+                hit &= padded[at[rows] + offset] == code
+            ok |= hit
+        keep[rows] = ok
+    return lines[keep]
+
+
+def _starts_with_literal(padded: npt.NDArray[Any], probe_at: IntArray) -> npt.NDArray[np.bool_]:
+    """Return which positions ``probe_at`` start an initcall literal (INITCALL_LITERALS)."""
+    if scanner is not None:
+        found = np.zeros(len(probe_at), dtype=np.uint8)
+        scanner.starts_with(padded, np.ascontiguousarray(probe_at), _LITERAL_BYTES, found)
+        return found.view(bool)
+    probe = np.zeros(len(probe_at), dtype=bool)
+    for literal in _LITERAL_CODES:
+        hit = padded[probe_at] == literal[0]
+        for offset, code in enumerate(literal[1:], start=1):
+            hit &= padded[probe_at + offset] == code
+        probe |= hit
+    return probe
+
+
+def _after_indent_ok(padded: npt.NDArray[Any], at: IntArray, first: IntArray) -> npt.NDArray[np.bool_]:
+    """Return which candidates to keep: a line that starts with whitespace only if the first other
+    character of its first _INDENT_PROBE ones may follow whitespace (``_MAY_START_KNOWN``); the
+    only entry that starts with whitespace, cpu_progress, is whitespace and then "#"."""
+    indented = np.flatnonzero(_IS_INDENT[first])
+    keep = np.ones(len(at), dtype=bool)
+    if not len(indented):
+        return keep
+    probe_at = at[indented]
+    undecided = np.ones(len(indented), dtype=bool)  # only whitespace so far
+    allowed = np.zeros(len(indented), dtype=bool)
+    for offset in range(1, _INDENT_PROBE):
+        code = np.minimum(padded[probe_at + offset], 128)
+        other = undecided & ~_IS_INDENT[code]
+        allowed |= other & _MAY_START_KNOWN[_SPACE, code]
+        undecided &= ~other
+    keep[indented] = allowed | undecided
+    return keep
+
+
+def _split_embedded(text: str) -> tuple[npt.NDArray[np.uint8], IntArray, IntArray]:
+    """Return the codes of ``text`` (``_codes``) and where its lines start and end, console junk
+    before a kernel stamp being a line of its own, as parse_dmesg splits it.
+
+    Such a line is cut where its stamp starts: the junk before it becomes a line of its own (none
+    if it is only whitespace), and the stamp starts the next. The text itself is not rebuilt, so
+    positions in the codes are positions in ``text``; a line's end may be a cut, not a newline.
+    """
     codes = _codes(text)
+    newlines = np.flatnonzero(codes == _NL)
+    starts: IntArray = np.concatenate(([0], newlines + 1))
+    ends: IntArray = np.concatenate((newlines, [len(codes)]))
     # numpy finds the brackets that can start an embedded stamp (not at a line's start, then
     # whitespace or a digit); the regex checks only those
     brackets = np.flatnonzero(codes == _LBRACKET)
@@ -312,39 +397,52 @@ def _split_embedded(text: str) -> tuple[str, npt.NDArray[np.uint8]]:
     brackets = brackets[codes[brackets - 1] != _NL]
     after = codes[brackets + 1]
     brackets = brackets[_MAY_FOLLOW_BRACKET[np.minimum(after, 128)]]
-    pieces: list[str] = []
-    code_pieces: list[npt.NDArray[np.uint8]] = []  # their codes
-    copied = 0  # text[:copied] is in pieces
-    last_line_start = -1
+    # a digit right after the "[" must be the first of five ("systemd[1]:" is not a stamp)
+    digit_run = np.ones(len(brackets), dtype=bool)
+    for offset in range(1, 6):
+        probe = np.minimum(brackets + offset, len(codes) - 1)
+        digit_run &= (codes[probe] >= _ZERO) & (codes[probe] <= _NINE) & (brackets + offset < len(codes))
+    first_digit = (codes[brackets + 1] >= _ZERO) & (codes[brackets + 1] <= _NINE)
+    brackets = brackets[~first_digit | digit_run]
+    cut_lines: list[int] = []  # the line each cut is in, and where its stamp starts
+    stamps_at: list[int] = []
+    junk_lines: list[bool] = []  # whether the junk before it stays, as a line of its own
+    last_line = -1
     match = _EMBEDDED.match
     for bracket in brackets.tolist():
         if match(text, bracket) is None:
             continue
-        line_start = text.rfind("\n", 0, bracket) + 1
-        if line_start == last_line_start:
+        line = int(np.searchsorted(starts, bracket, side="right")) - 1
+        if line == last_line:
             continue
-        last_line_start = line_start
-        line_end = text.find("\n", bracket)
-        line_end = len(text) if line_end < 0 else line_end
-        line = text[line_start:line_end]
-        if _DMESG.match(line) is not None:
+        last_line = line
+        line_start, line_end = int(starts[line]), int(ends[line])
+        if _DMESG.match(text, line_start, line_end) is not None:
             continue
-        m = _ANYWHERE.search(line)
+        m = _ANYWHERE.search(text, line_start, line_end)
         if m is not None:
-            stamp_at = line_start + m.start()
-            pieces.append(text[copied:line_start])
-            code_pieces.append(codes[copied:line_start])
-            if line[: m.start()].strip():  # the junk stays, as a line of its own
-                pieces.append(text[line_start:stamp_at] + "\n")
-                code_pieces.extend((codes[line_start:stamp_at], _NEWLINE))
-            pieces.append(text[stamp_at:line_end])
-            code_pieces.append(codes[stamp_at:line_end])
-            copied = line_end
-    if not pieces:
-        return text, codes
-    pieces.append(text[copied:])
-    code_pieces.append(codes[copied:])
-    return "".join(pieces), np.concatenate(code_pieces)
+            cut_lines.append(line)
+            stamps_at.append(m.start())
+            junk_lines.append(bool(text[line_start : m.start()].strip()))
+    if not cut_lines:
+        return codes, starts, ends
+    cut, stamp_at, junk = np.array(cut_lines), np.array(stamps_at, dtype=np.int64), np.array(junk_lines)
+    junk_start = starts[cut[junk]]
+    starts[cut] = stamp_at
+    starts = np.insert(starts, cut[junk], junk_start)
+    ends = np.insert(ends, cut[junk], stamp_at[junk])
+    return codes, starts, ends
+
+
+def _find_all(text: str, literal: str) -> list[int]:
+    """Return where ``literal`` starts in ``text``, each occurrence after the end of the one before
+    (str.find: much faster than a regex on a text that holds non-Latin-1 characters)."""
+    found: list[int] = []
+    at = text.find(literal)
+    while at >= 0:
+        found.append(at)
+        at = text.find(literal, at + len(literal))
+    return found
 
 
 def _ignore(_message: str) -> None:
@@ -357,6 +455,8 @@ def _codes(text: str) -> npt.NDArray[np.uint8]:
     ASCII and Latin-1 characters are their own code; any other character becomes 0x80, since every
     probe of the scan compares with ASCII codes only and treats all of 0x80-0xFF alike.
     """
+    if scanner is not None:
+        return np.frombuffer(scanner.codes(text), np.uint8)
     return np.frombuffer(text.encode("latin-1", errors=_NOT_LATIN1), np.uint8)
 
 
@@ -372,7 +472,19 @@ codecs.register_error(_NOT_LATIN1, _one_high_byte)
 
 
 def _fixed_stamps(padded: npt.NDArray[Any], starts: IntArray) -> tuple[npt.NDArray[np.bool_], IntArray]:
-    """Return which lines start with a fixed-width stamp (the regex above) and its value in us.
+    """Return which lines start with a fixed-width stamp (the regex above) and its value in us
+    (0 where there is none): by the C scanner where it is built, else by numpy."""
+    if scanner is None:
+        return _numpy_fixed_stamps(padded, starts)
+    fixed = np.zeros(len(starts), dtype=np.uint8)
+    stamp_us = np.zeros(len(starts), dtype=np.int64)
+    scanner.fixed_stamps(np.ascontiguousarray(padded), np.ascontiguousarray(starts), fixed, stamp_us)
+    return fixed.view(bool), stamp_us
+
+
+def _numpy_fixed_stamps(padded: npt.NDArray[Any], starts: IntArray) -> tuple[npt.NDArray[np.bool_], IntArray]:
+    """Return which lines start with a fixed-width stamp (the regex above) and its value in us (0
+    where there is none).
 
     The probes read fixed offsets from each line start; the whole test is the regex's, position by
     position: "[", five characters of spaces then at least one digit, ".", six digits, "]", and no
@@ -398,4 +510,4 @@ def _fixed_stamps(padded: npt.NDArray[Any], starts: IntArray) -> tuple[npt.NDArr
         digit = at(offset) - _ZERO
         fixed &= (digit >= 0) & (digit <= 9)
         micros = micros * 10 + digit
-    return fixed, seconds * 1_000_000 + micros
+    return fixed, np.where(fixed, seconds * 1_000_000 + micros, 0)

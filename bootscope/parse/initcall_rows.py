@@ -13,13 +13,15 @@ so both give the same fields; tests/parse/test_initcall_rows.py compares them li
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from itertools import count
+from dataclasses import dataclass
+from types import ModuleType
 from typing import Any, overload
 
 import numpy as np
 import numpy.typing as npt
 
 from bootscope.parse.columns import InitcallColumns
+from bootscope.parse.native import scanner
 from bootscope.parse.patterns import INITCALL_SCAN, INITCALL_TOKEN
 
 IntArray = npt.NDArray[np.int64]
@@ -30,6 +32,10 @@ PAD_CHARS = 64
 _MAX_DIGITS = 18  # int64 holds any 18-digit number; longer ones are the regex's
 _NAME_AT = len("calling  ")  # == len("initcall ")
 _MINUS, _ZERO, _C = (ord(c) for c in "-0c")
+# Name tokens are compared as up to this many 8-byte words; longer ones as strings.
+_TOKEN_WORDS = 12
+_WORD_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)  # the low k bytes
+_HASH_STEP = np.uint64(0x9E3779B97F4A7C15)  # any odd multiplier; equality is checked word by word
 
 
 class TextSpans(Sequence[str]):
@@ -53,6 +59,12 @@ class TextSpans(Sequence[str]):
         if isinstance(index, slice):
             return TextSpans(self._text, self._starts[index], self._ends[index])
         return self._text[self._starts.item(index) : self._ends.item(index)]
+
+    def pick(self, rows: list[int]) -> list[str]:
+        """Return the substrings at ``rows`` (indices), in that order."""
+        text = self._text
+        starts, ends = self._starts[rows].tolist(), self._ends[rows].tolist()
+        return [text[start:end] for start, end in zip(starts, ends, strict=True)]
 
     def __iter__(self) -> Iterator[str]:
         text = self._text
@@ -100,18 +112,80 @@ class InitcallFields:
 
 
 def read_initcalls(
-    text: str, padded: npt.NDArray[Any], lines: IntArray, text_at: IntArray, ends: IntArray
+    text: str,
+    padded: npt.NDArray[Any],
+    lines: IntArray,
+    text_at: IntArray,
+    ends: IntArray,
+    *,
+    native: bool = True,
 ) -> tuple[InitcallFields, IntArray]:
     """Read the initcall lines ``lines`` (their text starts with an initcall literal at ``text_at``).
 
     ``padded`` is the block's character codes followed by PAD_CHARS zeros (so that no probe needs
     a bounds check). Returns the fields of the lines ``INITCALL_SCAN`` matches and which of
-    ``lines`` those are (indices into ``lines``). Raises nothing: a line numpy cannot read is the
-    regex's.
+    ``lines`` those are (indices into ``lines``). The fields are read by the C scanner where it is
+    built (``native`` False: by numpy all the same), else by numpy. Raises nothing: a line
+    neither can read is the regex's.
     """
-    n = len(lines)
-    fields = InitcallFields(text, n)
+    fields = InitcallFields(text, len(lines))
     start, end = text_at[lines], ends[lines]
+    scan = scanner if native else None
+    raw = _numpy_fields(padded, start, end) if scan is None else _native_fields(scan, padded, start, end)
+    call, ok = raw.is_call, raw.ok
+    name_at = start + _NAME_AT
+    name_end = _names(text, fields, name_at, raw.token_end, ok, raw.group)
+    spans = fields.spans
+    spans[0, 0], spans[0, 1] = name_at, name_end
+    spans[2, 0], spans[2, 1] = np.where(call, raw.pid_at, 0), np.where(call, end, 0)
+    spans[3, 0], spans[3, 1] = np.where(call, 0, raw.ret_at), np.where(call, 0, raw.ret_end)
+    fields.is_call[:] = call
+    fields.failing[:] = raw.failing
+    fields.usecs = raw.usecs.tolist()
+    _regex_rows(fields, start, end, ok)
+    return fields, np.flatnonzero(ok)
+
+
+@dataclass
+class _RawFields:
+    """What the C scanner or numpy reads of each initcall line (positions index the block's codes).
+
+    ``ok``: the line has exactly the expected form; ``usecs``: a returned line's duration, 0 for a
+    calling; ``group``: the first line with the same name token, -1 where not grouped (a line
+    that is not ok, or one to read alone).
+    """
+
+    ok: BoolArray
+    is_call: BoolArray
+    token_end: IntArray
+    pid_at: IntArray
+    ret_at: IntArray
+    ret_end: IntArray
+    usecs: IntArray
+    failing: BoolArray
+    group: IntArray
+
+
+def _native_fields(scan: ModuleType, padded: npt.NDArray[Any], start: IntArray, end: IntArray) -> _RawFields:
+    """Read the fields with the C scanner (bootscope/parse/_scan.c)."""
+    out = np.empty((scan.OUT_COLUMNS, len(start)), np.int64)
+    scan.initcall_rows(padded, np.ascontiguousarray(start), np.ascontiguousarray(end), out)
+    ok, is_call, token_end, pid_at, ret_at, ret_end, usecs, failing, group = out
+    return _RawFields(
+        ok.astype(bool),
+        is_call.astype(bool),
+        token_end,
+        pid_at,
+        ret_at,
+        ret_end,
+        usecs,
+        failing.astype(bool),
+        group,
+    )
+
+
+def _numpy_fields(padded: npt.NDArray[Any], start: IntArray, end: IntArray) -> _RawFields:
+    """Read the fields with numpy, from character positions."""
     call = padded[start] == _C
     ok = np.where(call, _literal(padded, start, "calling  "), _literal(padded, start, "initcall "))
     # The fields are read from the line's end backwards: "... @ PID" or "... returned RET after
@@ -128,46 +202,104 @@ def read_initcalls(
     done_ok &= ret_ok & _literal(padded, ret_at - len(" returned "), " returned ")
     token_end = np.where(call, pid_at - 3, ret_at - len(" returned "))
     ok &= np.where(call, pid_ok, done_ok) & (token_end > name_at)
-    name_end = _names(text, fields, name_at, token_end, ok)
+    group = _token_groups(padded, name_at, token_end, ok)
+    return _RawFields(
+        ok,
+        call,
+        token_end,
+        pid_at,
+        ret_at,
+        ret_end,
+        np.where(call, 0, usecs),
+        ~call & (ret_value != 0),
+        group,
+    )
 
-    spans = fields.spans
-    spans[0, 0], spans[0, 1] = name_at, name_end
-    spans[2, 0], spans[2, 1] = np.where(call, pid_at, 0), np.where(call, end, 0)
-    spans[3, 0], spans[3, 1] = np.where(call, 0, ret_at), np.where(call, 0, ret_end)
-    fields.is_call[:] = call
-    fields.failing[:] = ~call & (ret_value != 0)
-    fields.usecs = np.where(call, 0, usecs).tolist()
-    _regex_rows(fields, start, end, ok)
-    return fields, np.flatnonzero(ok)
+
+def _token_groups(
+    padded: npt.NDArray[Any], name_at: IntArray, token_end: IntArray, ok: BoolArray
+) -> IntArray:
+    """Return, per line, the first line with the same name token (-1: not ok, or to be read alone).
+
+    No string per line: each token is read as little-endian 8-byte words and hashed, and every
+    line is then compared word by word with the first line of its hash, so a group holds equal
+    tokens only. A line not equal to that first line (a collision) or whose token is longer than
+    _TOKEN_WORDS words is left alone.
+    """
+    group = np.full(len(ok), -1, np.int64)
+    rows = np.flatnonzero(ok)
+    if not len(rows):
+        return group
+    at = name_at[rows]
+    lengths = token_end[rows] - at
+    words = _token_words(padded, at, lengths)
+    hashed = np.zeros(len(rows), np.uint64)
+    for word in words:
+        hashed = hashed * _HASH_STEP + word
+    hashed = hashed * _HASH_STEP + lengths.astype(np.uint64)
+    _, first, inverse = np.unique(hashed, return_index=True, return_inverse=True)
+    leader = first[inverse.reshape(-1)]  # the first row (among rows) of each row's hash
+    same = (lengths == lengths[leader]) & (lengths <= 8 * _TOKEN_WORDS)
+    for word in words:
+        same &= word == word[leader]
+    group[rows[same]] = rows[leader[same]]
+    return group
 
 
 def _names(
-    text: str, fields: InitcallFields, name_at: IntArray, token_end: IntArray, ok: BoolArray
+    text: str, fields: InitcallFields, name_at: IntArray, token_end: IntArray, ok: BoolArray, group: IntArray
 ) -> IntArray:
-    """Return where each row's name ends and fill ``fields.name_ids``; clear ``ok`` where unsure.
+    """Return where each line's name ends and fill ``fields.name_ids``; clear ``ok`` where unsure.
 
-    Each distinct token is read once by ``INITCALL_TOKEN``: a token it cannot read whole (it holds a
-    character that is whitespace to the regex) leaves its rows to the regex.
+    Lines of a ``group`` share their first line's reading; each distinct token is read once by
+    ``INITCALL_TOKEN``: a token it cannot read whole (it holds a character that is whitespace to
+    the regex) leaves its lines to the regex.
     """
-    rows = np.flatnonzero(ok)
-    tokens = [text[a:b] for a, b in zip(name_at[rows].tolist(), token_end[rows].tolist(), strict=True)]
-    first_row: dict[str, int] = {}
-    token_ids = np.fromiter(map(first_row.setdefault, tokens, count()), np.int64, len(tokens))
-    name_len = np.full(len(tokens) + 1, -1, np.int64)
-    name_id = np.zeros(len(tokens) + 1, np.int64)
+    name_len = np.full(len(ok), -1, np.int64)
+    name_id = np.zeros(len(ok), np.int64)
     ids = fields.ids
-    for token, row in first_row.items():
-        m = INITCALL_TOKEN.fullmatch(token)
-        if m is not None:
-            name = m.group(1)
-            name_len[row] = len(name)
-            name_id[row] = ids.setdefault(name, len(ids))
-    lengths = name_len[token_ids]
-    ok[rows[lengths < 0]] = False
-    fields.name_ids[rows] = name_id[token_ids]
+    by_token: dict[str, tuple[int, int]] = {}  # token -> (name length or -1, name id)
+
+    def read(row: int) -> None:
+        token = text[int(name_at[row]) : int(token_end[row])]
+        known = by_token.get(token)
+        if known is None:
+            m = INITCALL_TOKEN.fullmatch(token)
+            known = (-1, 0) if m is None else (len(m.group(1)), ids.setdefault(m.group(1), len(ids)))
+            by_token[token] = known
+        name_len[row], name_id[row] = known
+
+    rows = np.flatnonzero(ok)
+    leaders = rows[group[rows] == rows]  # in line order: names get their ids in order of appearance
+    for row in leaders.tolist():
+        read(row)
+    grouped = rows[group[rows] >= 0]
+    name_len[grouped] = name_len[group[grouped]]
+    name_id[grouped] = name_id[group[grouped]]
+    for row in rows[group[rows] < 0].tolist():
+        read(row)
+    ok[rows[name_len[rows] < 0]] = False
+    fields.name_ids[rows] = name_id[rows]
     name_end = name_at.copy()
-    name_end[rows] += lengths
+    name_end[rows] += name_len[rows]
     return name_end
+
+
+def _token_words(padded: npt.NDArray[Any], at: IntArray, lengths: IntArray) -> list[npt.NDArray[np.uint64]]:
+    """Return the tokens ``padded[at:at + lengths]`` as columns of 8-byte words, zero past each end.
+
+    Words past _TOKEN_WORDS are not read. Every read stays inside ``padded``: a word starts before
+    the end of the text, and PAD_CHARS zeros follow it.
+    """
+    count_words = min((int(lengths.max()) + 7) // 8, _TOKEN_WORDS)
+    # every byte offset of padded as the start of a little-endian 8-byte word (overlapping views)
+    word_at = np.ndarray((len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
+    last = len(word_at) - 1
+    words = []
+    for k in range(count_words):
+        valid = np.clip(lengths - 8 * k, 0, 8)
+        words.append(word_at[np.minimum(at + 8 * k, last)] & _WORD_MASKS[valid])
+    return words
 
 
 def _regex_rows(fields: InitcallFields, start: IntArray, end: IntArray, ok: BoolArray) -> None:

@@ -21,6 +21,10 @@ class Pattern:
     the regex itself). ``follows`` narrows that to the first two characters: each entry is (first
     characters, the characters that can come second after any of them); a first character with no
     entry may be followed by anything. "\x80" stands for every non-ASCII character.
+    ``prefixes`` pins first characters further: a match that starts with the first character of one
+    of them starts with one of them (each at least four characters long); a pattern whose match can
+    start with that character some other way must not list one (tests/parse/test_block_fastpath.py
+    derives every literal start of the regex and checks both).
     """
 
     name: str
@@ -28,10 +32,18 @@ class Pattern:
     source: str
     first: str
     follows: tuple[tuple[str, str], ...] = ()
+    prefixes: tuple[str, ...] = ()
 
 
-def _p(name: str, regex: str, source: str, first: str, follows: tuple[tuple[str, str], ...] = ()) -> Pattern:
-    return Pattern(name, re.compile(regex), source, first, follows)
+def _p(
+    name: str,
+    regex: str,
+    source: str,
+    first: str,
+    follows: tuple[tuple[str, str], ...] = (),
+    prefixes: tuple[str, ...] = (),
+) -> Pattern:
+    return Pattern(name, re.compile(regex), source, first, follows, prefixes)
 
 
 # Whitespace that stays on its line: a line holds no newline, so per line this is \s, and a scan of a
@@ -54,7 +66,7 @@ PANIC_RE = re.compile(r"(?:^|\]\s?)(?:Kernel panic - not syncing|Oops: |Oops$|BU
 
 PATTERNS: tuple[Pattern, ...] = (
     # init/main.c start_kernel() prints linux_banner from init/version.c
-    _p("banner", r"Linux version (\S+)", "init/version.c", "L", (("L", "i"),)),
+    _p("banner", r"Linux version (\S+)", "init/version.c", "L", (("L", "i"),), ("Linux version ",)),
     # arch/x86/kernel/setup.c setup_arch() (x86) and init/main.c start_kernel() ("Kernel command line")
     _p(
         "cmdline",
@@ -62,6 +74,7 @@ PATTERNS: tuple[Pattern, ...] = (
         "arch/x86/kernel/setup.c, init/main.c",
         "KCc",
         (("K", "e"), ("Cc", "o")),
+        ("Kernel command line: ", "Command line: ", "command line: "),
     ),
     # arch/x86/kernel/tsc.c: "Detected %lu.%03lu MHz processor" and the refined calibration
     _p(
@@ -70,12 +83,27 @@ PATTERNS: tuple[Pattern, ...] = (
         "arch/x86/kernel/tsc.c",
         "t",
         (("t", "s"),),
+        ("tsc: Detected ", "tsc: Refined TSC clocksource calibration: "),
     ),
     # arch/x86/kernel/smpboot.c prefill_possible_map()
-    _p("cpus_allowed", r"smpboot: Allowing (\d+) CPUs", "arch/x86/kernel/smpboot.c", "s", (("s", "m"),)),
+    _p(
+        "cpus_allowed",
+        r"smpboot: Allowing (\d+) CPUs",
+        "arch/x86/kernel/smpboot.c",
+        "s",
+        (("s", "m"),),
+        ("smpboot: Allowing ",),
+    ),
     # mm/page_alloc.c mem_init_print_info() (mm/mm_init.c since 6.5)
     # (a lowercase "k" before 3.11, as in "Memory: 760944k/760944k available")
-    _p("memory", r"Memory: (\d+)[Kk]/(\d+)[Kk] available", "mm/page_alloc.c", "M", (("M", "e"),)),
+    _p(
+        "memory",
+        r"Memory: (\d+)[Kk]/(\d+)[Kk] available",
+        "mm/page_alloc.c",
+        "M",
+        (("M", "e"),),
+        ("Memory: ",),
+    ),
     # kernel/smp.c smp_init() since 4.11. Before it, x86 printed "x86: Booting SMP configuration:" and
     # "x86: Booted up N node(s), M CPUs" (arch/x86/kernel/smpboot.c native_cpu_up(), smp_announce())
     # and other arches "Brought up M CPUs" (kernel/smp.c smp_init()); group 1 (nodes) is then empty
@@ -85,6 +113,7 @@ PATTERNS: tuple[Pattern, ...] = (
         "kernel/smp.c, arch/x86/kernel/smpboot.c (before 4.11)",
         "sx",
         (("s", "m"), ("x", "8")),
+        ("smp: Bringing up secondary CPUs", "x86: Booting SMP configuration:"),
     ),
     _p(
         "smp_done",
@@ -92,6 +121,7 @@ PATTERNS: tuple[Pattern, ...] = (
         "kernel/smp.c, arch/x86/kernel/smpboot.c (before 4.11)",
         "sxB",
         (("s", "m"), ("x", "8"), ("B", "r")),
+        ("smp: Brought up ", "x86: Booted up ", "Brought up "),
     ),
     # arch/x86/kernel/smpboot.c announce_cpu(): ".... node  #N, CPUs:  " then pr_cont("#N") per CPU;
     # a continuation shows up as its own line (" #2") when another message interrupts it
@@ -101,6 +131,7 @@ PATTERNS: tuple[Pattern, ...] = (
         "arch/x86/kernel/smpboot.c",
         ".n#" + _SP_CHARS,
         ((".", "."), ("n", "o"), ("#", "0123456789"), (_SP_CHARS, _SP_CHARS + "#\x80")),
+        ("....", "node"),
     ),
     # The per-CPU timing printk of the parallel bring-up prototype in seed 002 (a patch to
     # arch/x86/kernel/smpboot.c do_wait_cpu()): four wait phases and the total, in TSC cycles
@@ -110,6 +141,7 @@ PATTERNS: tuple[Pattern, ...] = (
         "arch/x86/kernel/smpboot.c (seed 002 patch)",
         "C",
         (("C", "P"),),
+        ("CPU#",),
     ),
     # mm/page_alloc.c deferred_init_memmap() (mm/mm_init.c since 6.5)
     _p(
@@ -118,13 +150,21 @@ PATTERNS: tuple[Pattern, ...] = (
         "mm/page_alloc.c",
         "n",
         (("n", "o"),),
+        ("node ",),
     ),
     # drivers/base/devtmpfs.c devtmpfs_init()
-    _p("devtmpfs", r"devtmpfs: initialized", "drivers/base/devtmpfs.c", "d", (("d", "e"),)),
+    _p("devtmpfs", r"devtmpfs: initialized", "drivers/base/devtmpfs.c", "d", (("d", "e"),), ("devtmpfs: ",)),
     # mm/page_alloc.c free_reserved_area() called from free_initmem() (arch/x86/mm/init.c)
-    _p("free_init", r"Freeing unused kernel", "mm/page_alloc.c", "F", (("F", "r"),)),
+    _p(
+        "free_init",
+        r"Freeing unused kernel",
+        "mm/page_alloc.c",
+        "F",
+        (("F", "r"),),
+        ("Freeing unused kernel",),
+    ),
     # init/main.c run_init_process() and kernel_init()
-    _p("run_init", r"Run (/\S+) as init process", "init/main.c", "R", (("R", "u"),)),
+    _p("run_init", r"Run (/\S+) as init process", "init/main.c", "R", (("R", "u"),), ("Run /",)),
     # init/main.c do_one_initcall() with initcall_debug: trace_initcall_start_cb()/..._finish_cb()
     _p("initcall_start", r"calling  " + _FN + _CALL_TAIL, "init/main.c", "c"),
     _p("initcall_done", r"initcall " + _FN + _DONE_TAIL, "init/main.c", "i"),
@@ -139,6 +179,7 @@ PATTERNS: tuple[Pattern, ...] = (
         "systemd main.c",
         "s",
         (("s", "y"),),
+        ("systemd[1]: systemd ",),
     ),
     # systemd src/core/manager.c manager_notify_finished(): no start job is left
     _p(
@@ -147,10 +188,18 @@ PATTERNS: tuple[Pattern, ...] = (
         "systemd src/core/manager.c",
         "s",
         (("s", "y"),),
+        ("systemd[1]: Startup finished in ",),
     ),
     # kernel/panic.c panic(): pr_emerg("Kernel panic - not syncing: %s\n", buf); the boot ends there
     # (the closing "---[ end Kernel panic ..." line does not start with it)
-    _p("panic", r"Kernel panic - not syncing: ?(.*)", "kernel/panic.c", "K", (("K", "e"),)),
+    _p(
+        "panic",
+        r"Kernel panic - not syncing: ?(.*)",
+        "kernel/panic.c",
+        "K",
+        (("K", "e"),),
+        ("Kernel panic - not syncing:",),
+    ),
     # bootscope's own initramfs (bootscope/sources/initramfs.py): "BOOTSCOPE-MARKER [name] uptime=S"
     _p(
         "marker",
@@ -158,6 +207,7 @@ PATTERNS: tuple[Pattern, ...] = (
         "bootscope initramfs /init",
         "B",
         (("B", "O"),),
+        ("BOOTSCOPE-MARKER",),
     ),
 )
 
@@ -223,3 +273,21 @@ def start_pairs(exclude: tuple[str, ...] = ()) -> dict[str, str | None]:
             else:
                 pairs[c] = "".join(sorted(set(pairs.get(c) or "") | set(seconds)))
     return pairs
+
+
+def start_prefixes(exclude: tuple[str, ...] = ()) -> dict[str, tuple[str, ...]]:
+    """Return, per first character that the table (minus ``exclude``) pins, the literals a match
+    starting with it starts with: a character is pinned when every entry that can start with it
+    lists prefixes for it (``Pattern.prefixes``)."""
+    pinned: dict[str, set[str]] = {}
+    loose: set[str] = set()
+    for p in PATTERNS:
+        if p.name in exclude:
+            continue
+        own = {c: {q for q in p.prefixes if q[0] == c} for c in p.first}
+        for c, prefixes in own.items():
+            if prefixes:
+                pinned.setdefault(c, set()).update(prefixes)
+            else:
+                loose.add(c)
+    return {c: tuple(sorted(prefixes)) for c, prefixes in sorted(pinned.items()) if c not in loose}

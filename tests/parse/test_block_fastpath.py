@@ -277,14 +277,31 @@ def test_declared_first_two_characters_are_right_on_every_real_line(data_dir: ob
 @given(
     st.lists(
         st.sampled_from(
-            ["[    1.000000] a", "junk [    2.000000] b", "x[ 3.000000] c", "é€ [    4.000000] d", "[5", ""]
+            [
+                "[    1.000000] a",
+                "junk [    2.000000] b",
+                "x[ 3.000000] c",
+                "é€ [    4.000000] d",
+                "[5",
+                "",
+                "   [    5.000000] after blanks",
+                "systemd[1]: x [ 6.000000] y [    7.000000] z",
+                "a[12345.000001] b",
+            ]
         ),
         max_size=30,
     )
 )
-def test_split_embedded_codes_are_the_codes_of_its_text(lines: list[str]) -> None:
+def test_split_embedded_cuts_lines_as_the_line_parser_splits_them(lines: list[str]) -> None:
     from bootscope.parse.chunked import _codes, _split_embedded
+    from bootscope.parse.formats import parse_dmesg
 
-    text, codes = _split_embedded("\n".join(lines))
+    text = "\n".join(lines)
+    codes, starts, ends = _split_embedded(text)
     assert np.array_equal(codes, _codes(text))
-    assert len(text.split("\n")) >= len(lines)
+    pieces = [text[a:b] for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
+    assert all("\n" not in piece for piece in pieces)
+    # each piece is one line of the per-line parser, in order
+    by_piece = [line for piece in pieces for line in parse_dmesg((piece,), lambda _m: None)]
+    assert len(by_piece) == len(pieces)
+    assert by_piece == list(parse_dmesg(text.split("\n"), lambda _m: None))

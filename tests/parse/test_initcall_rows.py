@@ -17,15 +17,16 @@ from bootscope.parse.initcall_rows import PAD_CHARS, TextSpans, read_initcalls
 from bootscope.parse.patterns import INITCALL_SCAN
 
 
-def _read(lines: list[str]) -> list[tuple[bool, str, str, str, str, int, bool] | None]:
-    """Read every line (each starts with its text) with numpy; None where no row was kept."""
+def _read(lines: list[str], native: bool = True) -> list[tuple[bool, str, str, str, str, int, bool] | None]:
+    """Read every line (each starts with its text) with the C scanner (``native``) or numpy; None
+    where no row was kept."""
     text = "\n".join(lines)
     codes = _codes(text)
     padded = np.concatenate((codes, np.zeros(PAD_CHARS, codes.dtype)))
     starts = np.array([0, *[i + 1 for i, c in enumerate(text) if c == "\n"]], dtype=np.int64)
     ends = np.array([*(starts[1:] - 1).tolist(), len(text)], dtype=np.int64)
     indices = np.arange(len(lines), dtype=np.int64)
-    fields, keep = read_initcalls(text, padded, indices, starts, ends)
+    fields, keep = read_initcalls(text, padded, indices, starts, ends, native=native)
     columns = fields.columns(keep, np.zeros(len(keep)))
     found: list[tuple[bool, str, str, str, str, int, bool] | None] = [None] * len(lines)
     done = 0
@@ -119,9 +120,11 @@ _TAILS = st.sampled_from(
         max_size=12,
     )
 )
-def test_numpy_reads_every_line_as_the_regex_does(items: list[tuple[str, list[str], str]]) -> None:
+def test_c_and_numpy_read_every_line_as_the_regex_does(items: list[tuple[str, list[str], str]]) -> None:
     lines = [literal + "".join(pieces) + tail for literal, pieces, tail in items]
-    assert _read(lines) == [_expected(line) for line in lines]
+    expected = [_expected(line) for line in lines]
+    assert _read(lines, native=True) == expected
+    assert _read(lines, native=False) == expected
 
 
 def test_the_last_line_of_a_block_is_read_without_a_line_end() -> None:
@@ -130,13 +133,14 @@ def test_the_last_line_of_a_block_is_read_without_a_line_end() -> None:
         "initcall a+0x0/0x1 returned 0 after 5 usecs",
         "initcall b returned -5 after 9 usecs",
     ]
-    assert _read(lines) == [_expected(line) for line in lines]
-    assert _read(lines)[2] == (False, "b", "", "", "-5", 9, True)
+    for native in (True, False):
+        assert _read(lines, native) == [_expected(line) for line in lines]
+        assert _read(lines, native)[2] == (False, "b", "", "", "-5", 9, True)
 
 
 def test_lines_shorter_than_the_literal_are_no_initcalls() -> None:
     lines = ["calling ", "initcall", "calling  ", "initcall x", "c"]
-    assert _read(lines) == [None] * len(lines)
+    assert _read(lines, True) == _read(lines, False) == [None] * len(lines)
 
 
 def test_text_spans_index_and_slice_like_a_list() -> None:

@@ -1,0 +1,17 @@
+"""The block scan's C part (bootscope/parse/_scan.c), or None where it was not built.
+
+setup.py builds it as an optional extension: where no C compiler or Python headers are installed,
+``scanner`` is None and the scan runs its numpy code, which gives the same results
+(tests/parse/test_native_scan.py checks both). ``bootscope analyze --version``-like checks are not
+needed: `python -c "from bootscope.parse.native import scanner; print(scanner)"` tells which runs.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+scanner: ModuleType | None
+try:
+    from bootscope.parse import _scan as scanner  # type: ignore[attr-defined, no-redef]
+except ImportError:  # pragma: no cover - where no compiler was installed
+    scanner = None
