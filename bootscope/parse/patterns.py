@@ -74,7 +74,7 @@ PATTERNS: tuple[Pattern, ...] = (
         "arch/x86/kernel/setup.c, init/main.c",
         "KCc",
         (("K", "e"), ("Cc", "o")),
-        ("Kernel command line: ", "Command line: ", "command line: "),
+        ("Kernel command line: ", "Kernel Command line: ", "Command line: ", "command line: "),
     ),
     # arch/x86/kernel/tsc.c: "Detected %lu.%03lu MHz processor" and the refined calibration
     _p(
@@ -130,7 +130,7 @@ PATTERNS: tuple[Pattern, ...] = (
         r"(?:(?:\.\.\.\. )?node" + _SP + r"+#\d+, CPUs:)?(?:" + _SP + r"*#\d+)+" + _SP + "*$",
         "arch/x86/kernel/smpboot.c",
         ".n#" + _SP_CHARS,
-        ((".", "."), ("n", "o"), ("#", "0123456789"), (_SP_CHARS, _SP_CHARS + "#\x80")),
+        ((".", "."), ("n", "o"), ("#", "0123456789\x80"), (_SP_CHARS, _SP_CHARS + "#\x80")),
         ("....", "node"),
     ),
     # The per-CPU timing printk of the parallel bring-up prototype in seed 002 (a patch to

@@ -6,6 +6,7 @@ import re
 import re._parser as sre_parse  # the regex parser itself, to derive first characters independently
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -305,3 +306,49 @@ def test_split_embedded_cuts_lines_as_the_line_parser_splits_them(lines: list[st
     by_piece = [line for piece in pieces for line in parse_dmesg((piece,), lambda _m: None)]
     assert len(by_piece) == len(pieces)
     assert by_piece == list(parse_dmesg(text.split("\n"), lambda _m: None))
+
+
+def _kept_as_candidate(text: str) -> bool:
+    """Whether the block scan's filters (first two characters, pinned literals, indentation) let
+    a line with this text reach the pattern table's regex."""
+    from bootscope.parse.chunked import _MAY_START_KNOWN, _after_indent_ok, _codes, _pinned_ok
+
+    codes = _codes(text + "\n")
+    padded = np.concatenate((codes, np.zeros(64, np.uint8)))
+    at = np.zeros(1, np.int64)
+    first = np.minimum(padded[at], 128)
+    if not _MAY_START_KNOWN[first[0], min(int(padded[1]), 128)]:
+        return False
+    lines = _pinned_ok(padded, at, np.zeros(1, np.int64), first)
+    return bool(len(lines)) and bool(_after_indent_ok(padded, at, first)[0])
+
+
+@pytest.mark.parametrize("name", [p.name for p in PATTERNS if not p.name.startswith("initcall_")])
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_every_match_of_the_table_passes_the_candidate_filters(name: str, data: st.DataObject) -> None:
+    # hypothesis writes lines that the entry's own regex matches: the filters may never drop one
+    regex = next(p.regex for p in PATTERNS if p.name == name)
+    text = data.draw(st.from_regex(regex, fullmatch=True).filter(lambda s: "\n" not in s))
+    assert _kept_as_candidate(text), (name, text)
+
+
+def test_declared_prefixes_are_right_on_every_real_line(data_dir: object) -> None:
+    from pathlib import Path
+
+    from bootscope.parse.formats import DMESG_ANYWHERE
+
+    assert isinstance(data_dir, Path)
+    stamp = re.compile(DMESG_ANYWHERE)
+    checked = 0
+    for path in sorted(data_dir.rglob("*.log")):
+        for raw in path.read_text(errors="replace").split("\n"):
+            m = stamp.search(raw)
+            text = raw[m.end() :] if m else raw
+            if any(not p.name.startswith("initcall_") and p.regex.match(text) for p in PATTERNS):
+                assert _kept_as_candidate(text), (path.name, text[:60])
+                checked += 1
+    assert checked > 200
+    assert not _kept_as_candidate("systemd[1]: Started Journal Service.")
+    assert not _kept_as_candidate("  node   0: [mem 0x0000000000001000-0x000000000009efff]")
+    assert _kept_as_candidate("   #2 #3")
