@@ -18,6 +18,7 @@ temporary directory, never into the repository.
 from __future__ import annotations
 
 import argparse
+import compileall
 import html
 import json
 import os
@@ -91,6 +92,13 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     parser.add_argument("--write-results", action="store_true", help="replace RESULTS.md's section")
     args = parser.parse_args(argv)
     names = ["qemu", "hw"] if args.corpus == "both" else [args.corpus]
+    # Byte-compile both packages first: where PYTHONDONTWRITEBYTECODE is set, each run would
+    # otherwise compile every module it imports again (scripts/setup.sh does it for ours).
+    for package in [
+        Path(__file__).resolve().parents[1] / "bootscope",
+        *([args.baseline / "bootscope"] if args.baseline else []),
+    ]:
+        compileall.compile_dir(str(package), quiet=1)
     load_before = os.getloadavg()[0]
     results: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -116,8 +124,34 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     if args.write_results:
         _write(results, args.runs, load_before, load_after)
     if args.peer_runs:
+        startup(args.peer_runs * 3, args.baseline)
         peers(args.peer_runs)
     return results[names[0]]
+
+
+SMALL_LOG = DATA / "debian-6.1-cloud-smp2.log"  # one whole boot, 374 lines, 26 kB
+
+
+def startup(runs: int, baseline: Path | None) -> None:
+    """Print median wall and CPU time of `bootscope --help` and of `bootscope analyze` (table and
+    JSON) on SMALL_LOG: start-up included, as a user meets it; with ``baseline`` its package too,
+    its runs interleaved with ours."""
+    commands = {
+        "--help": ["--help"],
+        "analyze small.log": ["analyze", str(SMALL_LOG)],
+        "analyze --json small.log": ["analyze", "--json", str(SMALL_LOG)],
+    }
+    where = {"this tree": None, **({"baseline": str(baseline.resolve())} if baseline is not None else {})}
+    times: dict[tuple[str, str], list[tuple[float, float, int]]] = {}
+    for _ in range(runs):
+        for label, args in commands.items():
+            for name, cwd in where.items():
+                command = [sys.executable, "-m", "bootscope", *args]
+                times.setdefault((label, name), []).append(run_once(SMALL_LOG, command, cwd))
+    for (label, name), found in times.items():
+        wall = statistics.median(t[0] for t in found)
+        cpu = statistics.median(t[1] for t in found)
+        print(f"start-up {label} ({name}): wall {wall:.3f} s, cpu {cpu:.3f} s (median of {runs})")
 
 
 def _write(results: dict[str, dict[str, float]], runs: int, load_before: float, load_after: float) -> None:
