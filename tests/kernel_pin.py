@@ -100,6 +100,7 @@ def pinned_cloud_kernel() -> tuple[Path, list[str]]:
         f"{newest_image.package} (update tests/kernel_pin.py after checking the expected ranges)"
     ]
 
+
 # The name under which the tests build the default system image (bootscope image build) once.
 TEST_IMAGE = "bootscope-test"
 # The test image serves as an SSH target too (tests/lab/test_ssh_target.py).

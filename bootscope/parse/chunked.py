@@ -50,6 +50,7 @@ for _first, _seconds in start_pairs(INITCALL_PATTERNS).items():
 _PINNED = np.zeros(129, dtype=bool)
 _PINNED[[ord(c) for c in start_prefixes(INITCALL_PATTERNS)]] = True
 _PREFIXES = [q for qs in start_prefixes(INITCALL_PATTERNS).values() for q in qs]
+_PREFIX_BYTES = tuple(q.encode("ascii") for q in _PREFIXES)
 
 
 def _key(chars: str) -> int:
@@ -63,6 +64,7 @@ _TAILS: dict[int, list[tuple[int, ...]]] = {}
 for _q in _PREFIXES:
     if len(_q) > 4 and _key(_q) not in _WHOLE_KEYS:
         _TAILS.setdefault(_key(_q), []).append(tuple(map(ord, _q[4:])))
+_TAIL_KEYS = np.array(sorted(_TAILS), dtype=np.uint32)
 _DMESG = re.compile(DMESG_PREFIX)
 _ANYWHERE = re.compile(DMESG_ANYWHERE)
 # A stamp after other text on its line: console junk before a kernel line (see formats.parse_dmesg)
@@ -324,17 +326,22 @@ def _pinned_ok(padded: npt.NDArray[Any], text_at: IntArray, lines: IntArray, fir
     """Return ``lines`` less those whose first character is pinned but whose text starts with none of
     its literals (a literal never holds a line end, so no probe reads on into the next line)."""
     at = text_at[lines]
+    if scanner is not None:
+        pinned = _PINNED[first[lines]]
+        hit = np.zeros(len(lines), dtype=np.uint8)
+        scanner.starts_with(padded, np.ascontiguousarray(at), _PREFIX_BYTES, hit)
+        return lines[~pinned | hit.view(bool)]
     key = padded[at].astype(np.uint32)
     for k in (1, 2, 3):
         key |= padded[at + k].astype(np.uint32) << (8 * k)
     pinned = _PINNED[first[lines]]
     keep = ~pinned | np.isin(key, _WHOLE_KEYS)
-    for value, tails in _TAILS.items():
+    # only the keys present need their tails read (a small log holds few)
+    present = np.unique(key[pinned & ~keep])
+    for value in present[np.isin(present, _TAIL_KEYS)].tolist():
         rows = np.flatnonzero(pinned & (key == value))
-        if not len(rows):
-            continue
         ok = np.zeros(len(rows), dtype=bool)
-        for tail in tails:
+        for tail in _TAILS[value]:
             hit = np.ones(len(rows), dtype=bool)
             for offset, code in enumerate(tail, start=4):
                 hit &= padded[at[rows] + offset] == code

@@ -237,6 +237,11 @@ _SYSLOG = re.compile(
     r"(?:Z|[+-]\d\d:?\d\d)? (\S+) ([^\s:\[]+)(?:\[\d+\])?: ?"
 )
 # journalctl's boot separators: "-- Boot 0123abcd... --" (systemd >= 249) and "-- Reboot --" (older)
+# the same, for a line whose identifier is "kernel" (format detection)
+_SYSLOG_KERNEL = (
+    r"\s*(?:\S{1,12} {1,2}\d{1,2}|\d{4}-\d\d-\d\dT)[ ]?\d\d:\d\d:\d\d(?:\.\d{1,9})?"
+    r"(?:Z|[+-]\d\d:?\d\d)? \S+ kernel(?:\[\d+\])?:"
+)
 _SYSLOG_BOUNDARY = ("-- Boot ", "-- Reboot --")
 
 
@@ -295,6 +300,25 @@ PARSERS: dict[str, Callable[[Iterable[str], Warn], Iterator[ParsedItem]]] = {
 }
 
 
+# _line_format's alternatives, in its order; a name of PARSERS is the name of its group, made a
+# valid identifier
+_DETECTED = {name.replace("-", "_"): name for name in PARSERS}
+_DETECT = re.compile(
+    "|".join(
+        f"(?P<{group}>{pattern})"
+        for group, pattern in (
+            ("journal_json", r"\{.*__MONOTONIC_TIMESTAMP"),
+            ("kmsg", _KMSG.pattern),
+            ("grabserial", _GRAB.pattern),
+            ("dmesg_T", _DMESG_T.pattern),
+            ("journal", r"\[\s*\d+\.\d+\] \S+ kernel(?:\[\d+\])?:"),
+            ("syslog", _SYSLOG_KERNEL),
+            ("dmesg", DMESG_PREFIX + "|.*?" + DMESG_ANYWHERE),
+        )
+    )
+)
+
+
 def detect_format(sample: list[str]) -> str:
     """Return the format name whose stamps most lines of ``sample`` carry ('dmesg' if none do)."""
     return stamped_format(sample) or "dmesg"
@@ -325,24 +349,15 @@ def stamped_format(sample: list[str]) -> str | None:
 
 
 def _line_format(line: str) -> str | None:
-    """Return the format whose stamp ``line`` carries (None if none), tried in a fixed order."""
-    if line.startswith("{") and "__MONOTONIC_TIMESTAMP" in line:
-        return "journal-json"
-    if _KMSG.match(line):
-        return "kmsg"
-    if _GRAB.match(line):
-        return "grabserial"
-    if _DMESG_T.match(line):
-        return "dmesg-T"
-    m = _JOURNAL.match(line)
-    if m is not None and m.group(3) == "kernel":
-        return "journal"
-    s = _SYSLOG.match(line)
-    if s is not None and s.group(8) == "kernel":
-        return "syslog"
-    if _DMESG.match(line) or _DMESG_ANYWHERE.search(line):
-        return "dmesg"
-    return None
+    """Return the format whose stamp ``line`` carries (None if none), tried in a fixed order.
+
+    One regex (``_DETECT``) holds each format's stamp as an alternative, in that order: a
+    journal or syslog line counts only when its identifier is ``kernel``, and a dmesg stamp may
+    follow console junk. tests/parse/test_formats_detect.py checks it against the formats'
+    own regexes, one by one.
+    """
+    m = _DETECT.match(line)
+    return None if m is None else _DETECTED[m.lastgroup or ""]
 
 
 def check_format(fmt: str) -> str:

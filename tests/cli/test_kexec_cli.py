@@ -101,8 +101,18 @@ def _check_reboots(store: Store, exp_id: int, variant: str) -> list[BootRecord]:
 def test_file_load_chain_says_that_no_checks_is_ignored(cloud_kernel: Path, tmp_path: Path) -> None:
     db = tmp_path / "file.db"
     done = _bootscope(
-        "kexec", str(cloud_kernel), "-n", "2", "--file-load", "--no-checks", "--accel", "tcg",
-        "--db", str(db), "--seed", "1",
+        "kexec",
+        str(cloud_kernel),
+        "-n",
+        "2",
+        "--file-load",
+        "--no-checks",
+        "--accel",
+        "tcg",
+        "--db",
+        str(db),
+        "--seed",
+        "1",
     )
     assert done.returncode == 0, done.stderr
     assert "ignores -i/--no-checks" in " ".join(done.stdout.split())

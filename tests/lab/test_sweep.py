@@ -86,7 +86,7 @@ def test_build_sweep_takes_the_run_settings_and_the_command_line_wins(tmp_path: 
     plan_file = tmp_path / "sweep.toml"
     plan_file.write_text(
         'kernel = "/k/a"\nmem = 1024\nseed = 4\njobs = 2\nquiet-host = true\nuntil = "precise"\n'
-        'precision = 0.02\nmax_n = 40\ntimeout = 30\n'
+        "precision = 0.02\nmax_n = 40\ntimeout = 30\n"
         f'metric = "{USERSPACE_S}"\n[grid]\nsmp = [1, 2]\n'
     )
     setup = build_sweep(

@@ -319,8 +319,17 @@ def _kept_as_candidate(text: str) -> bool:
     first = np.minimum(padded[at], 128)
     if not _MAY_START_KNOWN[first[0], min(int(padded[1]), 128)]:
         return False
-    lines = _pinned_ok(padded, at, np.zeros(1, np.int64), first)
-    return bool(len(lines)) and bool(_after_indent_ok(padded, at, first)[0])
+    import bootscope.parse.chunked as chunked
+
+    kept = []
+    for scanner in (chunked.scanner, None):  # the C probe and numpy's must agree
+        saved, chunked.scanner = chunked.scanner, scanner
+        try:
+            kept.append(len(_pinned_ok(padded, at, np.zeros(1, np.int64), first)) == 1)
+        finally:
+            chunked.scanner = saved
+    assert kept[0] == kept[1], text
+    return kept[0] and bool(_after_indent_ok(padded, at, first)[0])
 
 
 @pytest.mark.parametrize("name", [p.name for p in PATTERNS if not p.name.startswith("initcall_")])
