@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import re._parser as sre_parse  # the regex parser itself, to derive first characters independently
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -252,26 +253,32 @@ def test_format_detection_stops_early_only_when_the_rest_cannot_change_it(sample
     assert _line_format(_FORMAT_LINES[0]) == "dmesg" and _line_format(_FORMAT_LINES[1]) == "journal"
 
 
-def test_declared_first_two_characters_are_right_on_every_real_line(data_dir: object) -> None:
+def _real_texts(data_dir: object) -> Iterator[tuple[str, str]]:
+    """Yield (file name, text after the kernel stamp) for every line of every log in tests/data."""
     from pathlib import Path
 
-    from bootscope.parse.chunked import _MAY_START_KNOWN, _codes
     from bootscope.parse.formats import DMESG_ANYWHERE
 
     assert isinstance(data_dir, Path)
     stamp = re.compile(DMESG_ANYWHERE)
-    checked = 0
     for path in sorted(data_dir.rglob("*.log")):
         for raw in path.read_text(errors="replace").split("\n"):
             m = stamp.search(raw)
-            text = raw[m.end() :] if m else raw
-            for p in PATTERNS:
-                if p.name.startswith("initcall_") or not p.regex.match(text):
-                    continue
-                codes = _codes(text[:2] + "\n")
-                first, second = (min(int(c), 128) for c in codes[:2])
-                assert _MAY_START_KNOWN[first, second], (p.name, path.name, text[:40])
-                checked += 1
+            yield path.name, raw[m.end() :] if m else raw
+
+
+def test_declared_first_two_characters_are_right_on_every_real_line(data_dir: object) -> None:
+    from bootscope.parse.chunked import _MAY_START_KNOWN, _codes
+
+    checked = 0
+    for name, text in _real_texts(data_dir):
+        for p in PATTERNS:
+            if p.name.startswith("initcall_") or not p.regex.match(text):
+                continue
+            codes = _codes(text[:2] + "\n")
+            first, second = (min(int(c), 128) for c in codes[:2])
+            assert _MAY_START_KNOWN[first, second], (p.name, name, text[:40])
+            checked += 1
     assert checked > 200
 
 
@@ -343,20 +350,11 @@ def test_every_match_of_the_table_passes_the_candidate_filters(name: str, data: 
 
 
 def test_declared_prefixes_are_right_on_every_real_line(data_dir: object) -> None:
-    from pathlib import Path
-
-    from bootscope.parse.formats import DMESG_ANYWHERE
-
-    assert isinstance(data_dir, Path)
-    stamp = re.compile(DMESG_ANYWHERE)
     checked = 0
-    for path in sorted(data_dir.rglob("*.log")):
-        for raw in path.read_text(errors="replace").split("\n"):
-            m = stamp.search(raw)
-            text = raw[m.end() :] if m else raw
-            if any(not p.name.startswith("initcall_") and p.regex.match(text) for p in PATTERNS):
-                assert _kept_as_candidate(text), (path.name, text[:60])
-                checked += 1
+    for name, text in _real_texts(data_dir):
+        if any(not p.name.startswith("initcall_") and p.regex.match(text) for p in PATTERNS):
+            assert _kept_as_candidate(text), (name, text[:60])
+            checked += 1
     assert checked > 200
     assert not _kept_as_candidate("systemd[1]: Started Journal Service.")
     assert not _kept_as_candidate("  node   0: [mem 0x0000000000001000-0x000000000009efff]")
