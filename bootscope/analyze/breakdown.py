@@ -244,9 +244,22 @@ def _first_userspace(cols: BootColumns, after: int) -> int | None:
         rows = candidates[np.searchsorted(candidates, after, side="right") :].tolist()
     for i in rows:
         line = cols.line(i)
-        if (line.guest_s is None and line.text.strip()) or (line.facility or 0) > 0:
+        if (line.guest_s is None and line.text.strip() and not _continued(line.text)) or (
+            line.facility or 0
+        ) > 0:
             return i
     return None
+
+
+# dmesg prints the further lines of a multi-line kernel record without a stamp, indented to where the
+# text of its first line starts: "[%5lu.%06lu] " is 15 characters (tests/data/hw/s390x-z14-lpar-5.6-dmesg.log:
+# "               with link type OSD_10GIG.")
+_CONTINUATION_INDENT = len("[    7.154070]")
+
+
+def _continued(text: str) -> bool:
+    """Whether an unstamped line is the continuation of a kernel record (dmesg's indentation)."""
+    return len(text) > _CONTINUATION_INDENT and text[:_CONTINUATION_INDENT].isspace()
 
 
 def _host_delta(cols: BootColumns, index: int | None, host_start_ns: int | None) -> float | None:

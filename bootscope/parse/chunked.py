@@ -330,7 +330,8 @@ def _pinned_ok(padded: npt.NDArray[Any], text_at: IntArray, lines: IntArray, fir
         pinned = _PINNED[first[lines]]
         hit = np.zeros(len(lines), dtype=np.uint8)
         scanner.starts_with(padded, np.ascontiguousarray(at), _PREFIX_BYTES, hit)
-        return lines[~pinned | hit.view(bool)]
+        kept: IntArray = lines[~pinned | hit.view(bool)]
+        return kept
     key = padded[at].astype(np.uint32)
     for k in (1, 2, 3):
         key |= padded[at + k].astype(np.uint32) << (8 * k)

@@ -143,10 +143,12 @@ PATTERNS: tuple[Pattern, ...] = (
         (("C", "P"),),
         ("CPU#",),
     ),
-    # mm/page_alloc.c deferred_init_memmap() (mm/mm_init.c since 6.5)
+    # mm/page_alloc.c deferred_init_memmap() (mm/mm_init.c since 6.5); older kernels printed the
+    # page count too: "node 0 initialised, 32136731 pages in 1020ms" (5.6,
+    # tests/data/hw/s390x-z14-lpar-5.6-dmesg.log)
     _p(
         "deferred_done",
-        r"node (\d+) deferred pages initialised in (\d+)ms",
+        r"node (\d+) (?:deferred pages initialised|initialised, \d+ pages) in (\d+)ms",
         "mm/page_alloc.c",
         "n",
         (("n", "o"),),

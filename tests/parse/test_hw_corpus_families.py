@@ -204,3 +204,26 @@ def test_ppc64le_power8_server_80_cpus_with_warning_traces_and_rhel_systemd() ->
     # the real root's at 38.303400
     assert found.milestones["systemd_start"] == pytest.approx(38.3034)
     assert found.metrics.initrd_s == pytest.approx(38.3034 - 1.695433)
+
+
+def test_s390x_lpar_old_deferred_line_and_a_continuation_line() -> None:
+    found = _one("s390x-z14-lpar-5.6-dmesg.log")
+    assert found.identity.release == "5.6.0-rc3+"
+    assert found.identity.cpus == 64  # "smp: Brought up 1 node, 64 CPUs"
+    assert found.first_s == pytest.approx(0.229052)  # s390's clock does not start at zero: one boot
+    # "node 0 initialised, 32136731 pages in 1020ms": 5.6's form of the deferred-pages line
+    assert found.milestones["deferred_pages_done"] == pytest.approx(1.570355)
+    assert found.metrics.kernel_init_s == pytest.approx(5.446577)  # "Run /init as init process"
+    # the initramfs's systemd at 5.462181, the real root's at 9.791767
+    assert found.milestones["systemd_start"] == pytest.approx(9.791767)
+    # "               with link type OSD_10GIG." continues the qeth line above it (dmesg's indent
+    # for a multi-line record): not the first userspace line
+    assert "first_userspace" not in found.milestones
+    assert found.panic is None  # a WARNING trace, not a panic
+
+
+def test_a_dmesg_continuation_line_is_not_userspace() -> None:
+    found = _one("arm64-orangepi5-rk3588-5.10-dmesg.log")
+    # line 1016, after Run /init: "               r0p0 status 5 is unknown; treating as r0p0 status 0"
+    assert found.metrics.kernel_init_s == pytest.approx(5.246573)
+    assert "first_userspace" not in found.milestones
