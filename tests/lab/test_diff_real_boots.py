@@ -83,7 +83,13 @@ def test_a_a_on_real_boots_flags_no_component(planted_boots: Path) -> None:
     doc = _diff(planted_boots, "--variant", "same", "--top", "2000")
     assert len(doc["components"]) > 500  # every phase, initcall and gap line of the two sides
     assert [c["name"] for c in doc["components"] if c["moved"]] == []
-    assert doc["total"]["verdict"] == "no significant difference"
+    # The total: with 4 boots a side the exact rank test reaches p = 0.029 on any consistent order,
+    # and under --icount a consistent sub-millisecond order does occur (one CI run: +0.39 ms on
+    # 11.49 s, every "same" boot above every "base" boot). What an A/A must never show is a shift
+    # of practical size: not significant, or below 0.1 % of the median.
+    total = doc["total"]
+    practically_null = abs(total["shift"]) < 0.001 * total["a"]["median"]
+    assert total["verdict"] == "no significant difference" or practically_null, total
 
 
 @pytest.mark.boot
