@@ -33,8 +33,8 @@ FINISH_AGREE_S = 0.25
 DELAY_S = 30
 # 7 a side, so that one odd boot cannot hide the masked unit: with one masked boot above every
 # delayed one the exact rank test still gives p = 0.026 (6 a side: 0.065). 4 a side gave 0.343 in
-# one CI run, when a masked boot's guest time ran to 68.8 s: with sleep=off the virtual clock warps
-# ahead while the guest waits on the host, so a slow host moment can still show.
+# one CI run, when a masked boot's guest time ran to 68.8 s (probably: with sleep=off the virtual
+# clock warps ahead while the guest waits on the host, so a slow host moment can still show).
 BOOTS_PER_VARIANT = 7
 BOOTSCOPE = (sys.executable, "-m", "bootscope")
 LONG = ("--accel", "tcg", "--timeout", "900", "--seed", "7", "--db")
