@@ -36,7 +36,6 @@ from bootscope.parse.stream import BANNER, CLOCK_ZERO_S, CPU_LINE, RESET_AFTER_S
 # \[(?: {4}\d| {3}\d{2}| {2}\d{3}| \d{4}|\d{5})\.\d{6}\](?!\[) ?
 _FIXED_WIDTH = 14  # "[" + 5 + "." + 6 + "]"
 _NL, _SPACE, _LBRACKET, _LT, _DOT, _RBRACKET, _ZERO, _NINE = (ord(c) for c in "\n [<.]09")
-_LITERAL_CODES = tuple(tuple(map(ord, literal)) for literal in INITCALL_LITERALS)
 _LITERAL_BYTES = tuple(literal.encode("ascii") for literal in INITCALL_LITERALS)
 # The other lines the pattern table knows (initcall lines are read apart), tried only on the lines
 # whose text starts with a character that can start a match (any non-ASCII one can).
@@ -46,25 +45,10 @@ _MAY_START_KNOWN[128, :] = True
 for _first, _seconds in start_pairs(INITCALL_PATTERNS).items():
     _MAY_START_KNOWN[ord(_first), [*map(ord, _seconds)] if _seconds is not None else slice(None)] = True
 # A candidate whose first character is pinned (patterns.start_prefixes) must start with one of its
-# literals: its first four characters as one key (_key4), then the rest of a longer literal.
+# literals.
 _PINNED = np.zeros(129, dtype=bool)
 _PINNED[[ord(c) for c in start_prefixes(INITCALL_PATTERNS)]] = True
-_PREFIXES = [q for qs in start_prefixes(INITCALL_PATTERNS).values() for q in qs]
-_PREFIX_BYTES = tuple(q.encode("ascii") for q in _PREFIXES)
-
-
-def _key(chars: str) -> int:
-    return sum(ord(c) << (8 * k) for k, c in enumerate(chars[:4]))
-
-
-# keys whose four characters are a whole literal: the key alone decides
-_WHOLE_KEYS = np.array(sorted({_key(q) for q in _PREFIXES if len(q) == 4}), dtype=np.uint32)
-# the other keys, with the rest of each of their literals
-_TAILS: dict[int, list[tuple[int, ...]]] = {}
-for _q in _PREFIXES:
-    if len(_q) > 4 and _key(_q) not in _WHOLE_KEYS:
-        _TAILS.setdefault(_key(_q), []).append(tuple(map(ord, _q[4:])))
-_TAIL_KEYS = np.array(sorted(_TAILS), dtype=np.uint32)
+_PREFIX_BYTES = tuple(q.encode("ascii") for qs in start_prefixes(INITCALL_PATTERNS).values() for q in qs)
 _DMESG = re.compile(DMESG_PREFIX)
 _ANYWHERE = re.compile(DMESG_ANYWHERE)
 # A stamp after other text on its line: console junk before a kernel line (see formats.parse_dmesg)
@@ -208,7 +192,7 @@ class _Block:
     def _initcalls(self, padded: npt.NDArray[Any]) -> tuple[IntArray, InitcallColumns]:
         """Return the initcall lines (ascending) and their columns."""
         # a line whose text starts with an initcall literal is an initcall line if the rest matches
-        lines = np.flatnonzero(_starts_with_literal(padded, self.text_at))
+        lines = np.flatnonzero(_starts_with_any(padded, self.text_at, _LITERAL_BYTES))
         fields, keep = read_initcalls(self.text, padded, lines, self.text_at, self.ends)
         lines = lines[keep]
         return lines, fields.columns(keep, self.time_of_line[lines])
@@ -325,45 +309,29 @@ class _Lines:
 def _pinned_ok(padded: npt.NDArray[Any], text_at: IntArray, lines: IntArray, first: IntArray) -> IntArray:
     """Return ``lines`` less those whose first character is pinned but whose text starts with none of
     its literals (a literal never holds a line end, so no probe reads on into the next line)."""
-    at = text_at[lines]
-    if scanner is not None:
-        pinned = _PINNED[first[lines]]
-        hit = np.zeros(len(lines), dtype=np.uint8)
-        scanner.starts_with(padded, np.ascontiguousarray(at), _PREFIX_BYTES, hit)
-        kept: IntArray = lines[~pinned | hit.view(bool)]
-        return kept
-    key = padded[at].astype(np.uint32)
-    for k in (1, 2, 3):
-        key |= padded[at + k].astype(np.uint32) << (8 * k)
-    pinned = _PINNED[first[lines]]
-    keep = ~pinned | np.isin(key, _WHOLE_KEYS)
-    # only the keys present need their tails read (a small log holds few)
-    present = np.unique(key[pinned & ~keep])
-    for value in present[np.isin(present, _TAIL_KEYS)].tolist():
-        rows = np.flatnonzero(pinned & (key == value))
-        ok = np.zeros(len(rows), dtype=bool)
-        for tail in _TAILS[value]:
-            hit = np.ones(len(rows), dtype=bool)
-            for offset, code in enumerate(tail, start=4):
-                hit &= padded[at[rows] + offset] == code
-            ok |= hit
-        keep[rows] = ok
-    return lines[keep]
+    hit = _starts_with_any(padded, text_at[lines], _PREFIX_BYTES)
+    kept: IntArray = lines[~_PINNED[first[lines]] | hit]
+    return kept
 
 
-def _starts_with_literal(padded: npt.NDArray[Any], probe_at: IntArray) -> npt.NDArray[np.bool_]:
-    """Return which positions ``probe_at`` start an initcall literal (INITCALL_LITERALS)."""
+def _starts_with_any(
+    padded: npt.NDArray[Any], probe_at: IntArray, literals: tuple[bytes, ...]
+) -> npt.NDArray[np.bool_]:
+    """Return which positions ``probe_at`` of ``padded`` start one of ``literals``: by the C scanner
+    where it is built, else by numpy, which narrows each literal's rows character by character
+    (no literal is longer than PAD_CHARS, so no probe leaves ``padded``)."""
     if scanner is not None:
         found = np.zeros(len(probe_at), dtype=np.uint8)
-        scanner.starts_with(padded, np.ascontiguousarray(probe_at), _LITERAL_BYTES, found)
+        scanner.starts_with(padded, np.ascontiguousarray(probe_at), literals, found)
         return found.view(bool)
-    probe = np.zeros(len(probe_at), dtype=bool)
-    for literal in _LITERAL_CODES:
-        hit = padded[probe_at] == literal[0]
+    hit = np.zeros(len(probe_at), dtype=bool)
+    first = padded[probe_at]
+    for literal in literals:
+        rows = np.flatnonzero(first == literal[0])
         for offset, code in enumerate(literal[1:], start=1):
-            hit &= padded[probe_at + offset] == code
-        probe |= hit
-    return probe
+            rows = rows[padded[probe_at[rows] + offset] == code]
+        hit[rows] = True
+    return hit
 
 
 def _after_indent_ok(padded: npt.NDArray[Any], at: IntArray, first: IntArray) -> npt.NDArray[np.bool_]:

@@ -40,7 +40,8 @@ _DMESG_ANYWHERE = re.compile(DMESG_ANYWHERE)
 # /dev/kmsg records, Documentation/ABI/testing/dev-kmsg: "prefix,seq,usec,flags[,caller=T1];text"
 _KMSG = re.compile(r"(\d{1,4}),(\d+),(\d+),[^;,]*(?:,caller=([TC]\d+))?[^;]*;")
 # journalctl -o short-monotonic: "[    1.234567] host ident[pid]: message"
-_JOURNAL = re.compile(r"\[\s*(\d+\.\d+)\] (\S+) ([^\s:\[]+)(?:\[\d+\])?: ?")
+_JOURNAL_HEAD = r"\[\s*(\d+\.\d+)\] (\S+) "  # stamp and host; then the identifier
+_JOURNAL = re.compile(_JOURNAL_HEAD + r"([^\s:\[]+)(?:\[\d+\])?: ?")
 # grabserial -t / -m: "[host_s delta_s] text"
 _GRAB = re.compile(r"\[(\d+\.\d+) +(-?\d+\.\d+)\] ?")
 # dmesg -T: "[Mon Jan  1 12:00:00 2024] text" (wall clock, a second of resolution)
@@ -232,16 +233,12 @@ def parse_dmesg_t(lines: Iterable[str], warn: Warn) -> Iterator[ParsedItem]:
 # (/var/log/messages, kern.log), written by systemd src/shared/logs-show.c output_short() and by
 # rsyslog/syslog-ng: "Jul 10 14:44:20 host ident[pid]: text" with a locale's month name (any word,
 # lower case or not: only day and time are read), or RFC 3339 "2024-07-10T14:44:20.123456+02:00".
-_SYSLOG = re.compile(
+_SYSLOG_HEAD = (  # date, time and host; then the identifier
     r"\s*(?:\S{1,12} {1,2}(\d{1,2})|\d{4}-\d\d-(\d\d)T)[ ]?(\d\d):(\d\d):(\d\d)(\.\d{1,9})?"
-    r"(?:Z|[+-]\d\d:?\d\d)? (\S+) ([^\s:\[]+)(?:\[\d+\])?: ?"
+    r"(?:Z|[+-]\d\d:?\d\d)? (\S+) "
 )
+_SYSLOG = re.compile(_SYSLOG_HEAD + r"([^\s:\[]+)(?:\[\d+\])?: ?")
 # journalctl's boot separators: "-- Boot 0123abcd... --" (systemd >= 249) and "-- Reboot --" (older)
-# the same, for a line whose identifier is "kernel" (format detection)
-_SYSLOG_KERNEL = (
-    r"\s*(?:\S{1,12} {1,2}\d{1,2}|\d{4}-\d\d-\d\dT)[ ]?\d\d:\d\d:\d\d(?:\.\d{1,9})?"
-    r"(?:Z|[+-]\d\d:?\d\d)? \S+ kernel(?:\[\d+\])?:"
-)
 _SYSLOG_BOUNDARY = ("-- Boot ", "-- Reboot --")
 
 
@@ -301,7 +298,7 @@ PARSERS: dict[str, Callable[[Iterable[str], Warn], Iterator[ParsedItem]]] = {
 
 
 # _line_format's alternatives, in its order; a name of PARSERS is the name of its group, made a
-# valid identifier
+# valid identifier. A journal or syslog line counts only with the identifier "kernel".
 _DETECTED = {name.replace("-", "_"): name for name in PARSERS}
 _DETECT = re.compile(
     "|".join(
@@ -311,8 +308,8 @@ _DETECT = re.compile(
             ("kmsg", _KMSG.pattern),
             ("grabserial", _GRAB.pattern),
             ("dmesg_T", _DMESG_T.pattern),
-            ("journal", r"\[\s*\d+\.\d+\] \S+ kernel(?:\[\d+\])?:"),
-            ("syslog", _SYSLOG_KERNEL),
+            ("journal", _JOURNAL_HEAD + r"kernel(?:\[\d+\])?:"),
+            ("syslog", _SYSLOG_HEAD + r"kernel(?:\[\d+\])?:"),
             ("dmesg", DMESG_PREFIX + "|.*?" + DMESG_ANYWHERE),
         )
     )

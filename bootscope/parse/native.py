@@ -2,8 +2,8 @@
 
 setup.py builds it as an optional extension: where no C compiler or Python headers are installed,
 ``scanner`` is None and the scan runs its numpy code, which gives the same results
-(tests/parse/test_native_scan.py checks both). ``bootscope analyze --version``-like checks are not
-needed: `python -c "from bootscope.parse.native import scanner; print(scanner)"` tells which runs.
+(tests/parse/test_native_scan.py checks both).
+`python -c "from bootscope.parse.native import scanner; print(scanner)"` tells which one runs.
 """
 
 from __future__ import annotations

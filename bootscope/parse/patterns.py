@@ -24,7 +24,8 @@ class Pattern:
     ``prefixes`` pins first characters further: a match that starts with the first character of one
     of them starts with one of them (each at least four characters long); a pattern whose match can
     start with that character some other way must not list one (tests/parse/test_block_fastpath.py
-    derives every literal start of the regex and checks both).
+    feeds each entry's own matches, written by hypothesis from the regex, and every real line in
+    tests/data through the filters).
     """
 
     name: str
