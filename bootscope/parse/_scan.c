@@ -98,30 +98,52 @@ static int get_buffer(PyObject *obj, Py_buffer *view, int writable, Py_ssize_t i
     return 0;
 }
 
+typedef struct {
+    PyObject *obj;
+    int writable;
+    Py_ssize_t item;
+    const char *what;
+} BufferSpec;
+
+static void release_buffers(Py_buffer *views, int count) {
+    for (int i = count - 1; i >= 0; i--) PyBuffer_Release(&views[i]);
+}
+
+/* Acquire one view per spec, in order; on a failure release those acquired and return -1. */
+static int get_buffers(const BufferSpec *specs, Py_buffer *views, int count) {
+    for (int i = 0; i < count; i++) {
+        if (get_buffer(specs[i].obj, &views[i], specs[i].writable, specs[i].item, specs[i].what) < 0) {
+            release_buffers(views, i);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static PyObject *initcall_rows(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *padded_obj, *starts_obj, *ends_obj, *out_obj;
     if (!PyArg_ParseTuple(args, "OOOO", &padded_obj, &starts_obj, &ends_obj, &out_obj)) return NULL;
-    Py_buffer pb, sb, eb, ob;
-    if (get_buffer(padded_obj, &pb, 0, 1, "padded") < 0) return NULL;
-    if (get_buffer(starts_obj, &sb, 0, 8, "starts") < 0) goto fail_p;
-    if (get_buffer(ends_obj, &eb, 0, 8, "ends") < 0) goto fail_s;
-    if (get_buffer(out_obj, &ob, 1, 8, "out") < 0) goto fail_e;
-    Py_ssize_t n = sb.len / 8;
-    if (eb.len / 8 != n || ob.len / 8 != (Py_ssize_t)OUT_COLUMNS * n) {
+    const BufferSpec specs[] = {
+        {padded_obj, 0, 1, "padded"}, {starts_obj, 0, 8, "starts"}, {ends_obj, 0, 8, "ends"}, {out_obj, 1, 8, "out"}};
+    Py_buffer views[4];
+    if (get_buffers(specs, views, 4) < 0) return NULL;
+    Py_ssize_t n = views[1].len / 8;
+    if (views[2].len / 8 != n || views[3].len / 8 != (Py_ssize_t)OUT_COLUMNS * n) {
         PyErr_SetString(PyExc_ValueError, "initcall_rows: starts, ends and out do not agree in length");
-        goto fail_o;
+        release_buffers(views, 4);
+        return NULL;
     }
-    Codes t = {(const unsigned char *)pb.buf, pb.len};
-    const int64_t *starts = (const int64_t *)sb.buf, *ends = (const int64_t *)eb.buf;
-    int64_t *out = (int64_t *)ob.buf;
+    Codes t = {(const unsigned char *)views[0].buf, views[0].len};
+    const int64_t *starts = (const int64_t *)views[1].buf, *ends = (const int64_t *)views[2].buf;
+    int64_t *out = (int64_t *)views[3].buf;
     /* open addressing over the rows' name tokens: slot -> 1 + the first row of that token */
     Py_ssize_t size = 16;
     while (size < 2 * n) size *= 2;
     int64_t *slots = calloc((size_t)size, sizeof(int64_t));
     if (slots == NULL) {
-        PyErr_NoMemory();
-        goto fail_o;
+        release_buffers(views, 4);
+        return PyErr_NoMemory();
     }
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t r = 0; r < n; r++) {
@@ -180,40 +202,28 @@ static PyObject *initcall_rows(PyObject *self, PyObject *args) {
     }
     Py_END_ALLOW_THREADS
     free(slots);
-    PyBuffer_Release(&ob);
-    PyBuffer_Release(&eb);
-    PyBuffer_Release(&sb);
-    PyBuffer_Release(&pb);
+    release_buffers(views, 4);
     Py_RETURN_NONE;
-fail_o:
-    PyBuffer_Release(&ob);
-fail_e:
-    PyBuffer_Release(&eb);
-fail_s:
-    PyBuffer_Release(&sb);
-fail_p:
-    PyBuffer_Release(&pb);
-    return NULL;
 }
 
 static PyObject *fixed_stamps(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *padded_obj, *starts_obj, *fixed_obj, *us_obj;
     if (!PyArg_ParseTuple(args, "OOOO", &padded_obj, &starts_obj, &fixed_obj, &us_obj)) return NULL;
-    Py_buffer pb, sb, fb, ub;
-    if (get_buffer(padded_obj, &pb, 0, 1, "padded") < 0) return NULL;
-    if (get_buffer(starts_obj, &sb, 0, 8, "starts") < 0) goto fail_p;
-    if (get_buffer(fixed_obj, &fb, 1, 1, "fixed") < 0) goto fail_s;
-    if (get_buffer(us_obj, &ub, 1, 8, "stamp_us") < 0) goto fail_f;
-    Py_ssize_t n = sb.len / 8;
-    if (fb.len != n || ub.len / 8 != n) {
+    const BufferSpec specs[] = {
+        {padded_obj, 0, 1, "padded"}, {starts_obj, 0, 8, "starts"}, {fixed_obj, 1, 1, "fixed"}, {us_obj, 1, 8, "stamp_us"}};
+    Py_buffer views[4];
+    if (get_buffers(specs, views, 4) < 0) return NULL;
+    Py_ssize_t n = views[1].len / 8;
+    if (views[2].len != n || views[3].len / 8 != n) {
         PyErr_SetString(PyExc_ValueError, "fixed_stamps: starts, fixed and stamp_us do not agree in length");
-        goto fail_u;
+        release_buffers(views, 4);
+        return NULL;
     }
-    Codes t = {(const unsigned char *)pb.buf, pb.len};
-    const int64_t *starts = (const int64_t *)sb.buf;
-    unsigned char *fixed = (unsigned char *)fb.buf;
-    int64_t *us = (int64_t *)ub.buf;
+    Codes t = {(const unsigned char *)views[0].buf, views[0].len};
+    const int64_t *starts = (const int64_t *)views[1].buf;
+    unsigned char *fixed = (unsigned char *)views[2].buf;
+    int64_t *us = (int64_t *)views[3].buf;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t r = 0; r < n; r++) {
         int64_t s = starts[r];
@@ -240,20 +250,8 @@ static PyObject *fixed_stamps(PyObject *self, PyObject *args) {
         us[r] = ok ? seconds * 1000000 + micros : 0;
     }
     Py_END_ALLOW_THREADS
-    PyBuffer_Release(&ub);
-    PyBuffer_Release(&fb);
-    PyBuffer_Release(&sb);
-    PyBuffer_Release(&pb);
+    release_buffers(views, 4);
     Py_RETURN_NONE;
-fail_u:
-    PyBuffer_Release(&ub);
-fail_f:
-    PyBuffer_Release(&fb);
-fail_s:
-    PyBuffer_Release(&sb);
-fail_p:
-    PyBuffer_Release(&pb);
-    return NULL;
 }
 
 static PyObject *starts_with(PyObject *self, PyObject *args) {
@@ -267,39 +265,30 @@ static PyObject *starts_with(PyObject *self, PyObject *args) {
             return NULL;
         }
     }
-    Py_buffer pb, ab, ob;
-    if (get_buffer(padded_obj, &pb, 0, 1, "padded") < 0) return NULL;
-    if (get_buffer(at_obj, &ab, 0, 8, "at") < 0) goto fail_p;
-    if (get_buffer(out_obj, &ob, 1, 1, "out") < 0) goto fail_a;
-    Py_ssize_t n = ab.len / 8;
-    if (ob.len != n) {
+    const BufferSpec specs[] = {{padded_obj, 0, 1, "padded"}, {at_obj, 0, 8, "at"}, {out_obj, 1, 1, "out"}};
+    Py_buffer views[3];
+    if (get_buffers(specs, views, 3) < 0) return NULL;
+    Py_ssize_t n = views[1].len / 8, size = views[0].len;
+    if (views[2].len != n) {
         PyErr_SetString(PyExc_ValueError, "starts_with: at and out do not agree in length");
-        goto fail_o;
+        release_buffers(views, 3);
+        return NULL;
     }
-    const unsigned char *c = (const unsigned char *)pb.buf;
-    const int64_t *positions = (const int64_t *)ab.buf;
-    unsigned char *out = (unsigned char *)ob.buf;
+    const unsigned char *c = (const unsigned char *)views[0].buf;
+    const int64_t *positions = (const int64_t *)views[1].buf;
+    unsigned char *out = (unsigned char *)views[2].buf;
     for (Py_ssize_t r = 0; r < n; r++) {
         int64_t i = positions[r];
         unsigned char hit = 0;
         for (Py_ssize_t k = 0; !hit && k < count; k++) {
             PyObject *lit = PyTuple_GET_ITEM(literals, k);
             Py_ssize_t len = PyBytes_GET_SIZE(lit);
-            hit = i >= 0 && i + len <= pb.len && memcmp(c + i, PyBytes_AS_STRING(lit), (size_t)len) == 0;
+            hit = i >= 0 && i + len <= size && memcmp(c + i, PyBytes_AS_STRING(lit), (size_t)len) == 0;
         }
         out[r] = hit;
     }
-    PyBuffer_Release(&ob);
-    PyBuffer_Release(&ab);
-    PyBuffer_Release(&pb);
+    release_buffers(views, 3);
     Py_RETURN_NONE;
-fail_o:
-    PyBuffer_Release(&ob);
-fail_a:
-    PyBuffer_Release(&ab);
-fail_p:
-    PyBuffer_Release(&pb);
-    return NULL;
 }
 
 static PyMethodDef methods[] = {
