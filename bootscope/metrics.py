@@ -144,7 +144,8 @@ _TABLE = (
         "guest printk time from 'Run /init as init process' to the last 'systemd[1]: systemd VERSION"
         " running in system mode' line (the real root's systemd starting; needs systemd.log_target=kmsg,"
         " which image variants set): the initramfs's whole time. For a kernel foreign to the image that is"
-        " bootscope's initramfs (the kernel's disk modules, mount, switch_root), not the image's own.",
+        " bootscope's initramfs (the kernel's disk modules, mount, switch_root), not the image's own."
+        " None for a boot without an initramfs ('Run /sbin/init as init process': not /init, nor rdinit=).",
         workloads=("boot", "ssh"),
     ),
     Metric(

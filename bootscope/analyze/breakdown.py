@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import heapq
 import re
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from bootscope.analyze.advisor import advise
 from bootscope.analyze.cpus import CpuSeen, summarize_cpus
@@ -16,6 +16,10 @@ from bootscope.errors import InputError
 from bootscope.model import Breakdown, Gap, Identity, LogLine, Metrics, Panic, Phase, SystemdTime
 from bootscope.parse.columns import BootColumns, columns_from_lines
 from bootscope.parse.systemd import parse_time
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 # (phase, starting milestone, ending milestone), in boot order
 PHASES: tuple[tuple[str, str, str], ...] = (
@@ -53,6 +57,13 @@ _ARCH_SUFFIXES: tuple[tuple[str, str], ...] = (
     ("686", "x86"),
     ("riscv64", "riscv64"),
     ("ppc64el", "ppc64le"),
+    # Debian's armhf kernels (-armmp, -armmp-lpae) and the Raspberry Pi's (-v7+, -v7l+; -v8+ is arm64)
+    ("armmp", "arm"),
+    ("armmp-lpae", "arm"),
+    ("-v7+", "arm"),
+    ("-v7l+", "arm"),
+    ("-v8+", "arm64"),
+    ("loong64", "loongarch64"),
 )
 
 
@@ -98,8 +109,11 @@ def analyze_columns(
     finished_s: float | None = None
     finished_index: int | None = None
     panic: Panic | None = None
+    init_path: str | None = None  # the first "Run PATH as init process"
 
     for name, index, groups, t in cols.known:
+        if name == "run_init" and init_path is None:
+            init_path = groups[0]
         if name in _FIRST_ONLY:
             key = _FIRST_ONLY[name]
             if key not in milestones and t is not None:
@@ -172,7 +186,9 @@ def analyze_columns(
         userspace_s=userspace_s,
         host_wall_s=_host_delta(cols, marker_index, host_start_ns),
         host_kernel_start_s=_host_delta(cols, first_index, host_start_ns),
-        initrd_s=_span(milestones.get("run_init"), systemd_start_s),
+        initrd_s=_span(milestones.get("run_init"), systemd_start_s)
+        if _ran_initramfs(init_path, identity.get("cmdline"))
+        else None,
         systemd_userspace_s=_span(systemd_start_s, finished_s),
     )
     end_s = userspace_s if userspace_s is not None else milestones.get("run_init", last_s)
@@ -225,6 +241,14 @@ def _span(start_s: float | None, end_s: float | None) -> float | None:
     return None if start_s is None or end_s is None or end_s < start_s else end_s - start_s
 
 
+def _ran_initramfs(init_path: str | None, cmdline: object) -> bool:
+    """Whether the kernel's first init was an initramfs's: ``rdinit=`` on the command line, or
+    "/init" (init/main.c ramdisk_execute_command). A kernel without an initramfs runs the root's
+    ``init=`` or /sbin/init ("Run /sbin/init as init process"): there is no initrd time then."""
+    rdinit = re.search(r"(?:^|\s)rdinit=(\S+)", cmdline) if isinstance(cmdline, str) else None
+    return init_path == (rdinit.group(1) if rdinit else "/init")
+
+
 def _compile_marker(marker_regex: str | None) -> re.Pattern[str] | None:
     if marker_regex is None:
         return None
@@ -241,14 +265,21 @@ def _first_userspace(cols: BootColumns, after: int) -> int | None:
         rows: Iterable[int] = range(after + 1, cols.line_count)
     else:
         candidates = cols.maybe_userspace
-        rows = candidates[np.searchsorted(candidates, after, side="right") :].tolist()
+        rows = map(int, candidates[bisect_right(candidates, after) :])
     for i in rows:
         line = cols.line(i)
-        if (line.guest_s is None and line.text.strip() and not _continued(line.text)) or (
-            line.facility or 0
-        ) > 0:
+        unstamped = line.guest_s is None and line.text.strip() and not _continued(line.text)
+        if (unstamped and not _soft_wrapped(cols, i)) or (line.facility or 0) > 0:
             return i
     return None
+
+
+def _soft_wrapped(cols: BootColumns, index: int) -> bool:
+    """Whether line ``index`` is the rest of the line before it, cut by a mail client: a log pasted
+    in a mail sent as format=flowed (RFC 3676) ends each soft-broken line with a space
+    (tests/data/hw/loongarch64-ls2k2000-evb-6.10-dmesg.log: "[    4.765047] input: HID 0c45:760b
+    System Control as " then "/devices/pci0000:00/...")."""
+    return index > 0 and cols.line(index - 1).text.endswith(" ")
 
 
 # dmesg prints the further lines of a multi-line kernel record without a stamp, indented to where the
@@ -305,7 +336,7 @@ def _time_at_or_before(cols: BootColumns, index: int | None) -> float | None:
     """Return the guest time of line ``index``, or of the nearest timed line before it (s)."""
     if index is None:
         return None
-    position = int(np.searchsorted(cols.timed_index, index, side="right")) - 1
+    position = bisect_right(cols.timed_index, index) - 1
     return float(cols.timed_s[position]) if position >= 0 else None
 
 
@@ -319,6 +350,48 @@ def top_gaps(cols: BootColumns, top_n: int) -> tuple[tuple[Gap, ...], float]:
     times = cols.timed_s
     if not len(times):
         return (), float("-inf")
+    if isinstance(times, list):
+        heap, high_s = _gap_heap_walk(times, top_n)
+    else:
+        heap, high_s = _gap_heap_arrays(times, top_n)
+    index = cols.timed_index
+    found = tuple(
+        Gap(float(times[b]), duration, cols.line(int(index[b])).text, cols.line(int(index[a])).text)
+        for duration, b, a in sorted(heap, key=lambda item: (-item[0], item[1]))
+    )
+    return found, high_s
+
+
+# (gap s, timed position where it starts, timed position where it ends): a min-heap of the largest
+GapHeap = list[tuple[float, int, int]]
+
+
+def _gap_heap_walk(times: list[float], top_n: int) -> tuple[GapHeap, float]:
+    """The gap heap and the highest time of a list of times: the walk in log order itself."""
+    heap: GapHeap = []
+    high_s = times[0]
+    last = 0
+    for position in range(1, len(times)):
+        t = times[position]
+        if not t > high_s:
+            continue
+        _offer(heap, (t - high_s, last, position), top_n)
+        high_s, last = t, position
+    return heap, high_s
+
+
+def _offer(heap: GapHeap, item: tuple[float, int, int], top_n: int) -> None:
+    """Feed one gap to the bounded min-heap of the ``top_n`` largest (a tie does not evict)."""
+    if len(heap) < top_n:
+        heapq.heappush(heap, item)
+    elif item[0] > heap[0][0]:
+        heapq.heapreplace(heap, item)
+
+
+def _gap_heap_arrays(times: npt.NDArray[np.float64], top_n: int) -> tuple[GapHeap, float]:
+    """The gap heap and the highest time of a numpy array of times, as ``_gap_heap_walk`` finds them."""
+    import numpy as np
+
     # The lines that raise the high-water mark; every gap runs between two consecutive ones.
     high = np.maximum.accumulate(times)
     raises = np.flatnonzero(np.concatenate(([True], times[1:] > high[:-1])))
@@ -330,17 +403,7 @@ def top_gaps(cols: BootColumns, top_n: int) -> tuple[tuple[Gap, ...], float]:
         candidates = np.flatnonzero(durations >= threshold)
     else:
         candidates = np.arange(len(durations))
-    heap: list[tuple[float, int, int]] = []
+    heap: GapHeap = []
     for k in candidates.tolist():
-        duration = float(durations[k])
-        item = (duration, int(raises[k]), int(raises[k + 1]))
-        if len(heap) < top_n:
-            heapq.heappush(heap, item)
-        elif duration > heap[0][0]:
-            heapq.heapreplace(heap, item)
-    index = cols.timed_index
-    found = tuple(
-        Gap(float(times[b]), duration, cols.line(int(index[b])).text, cols.line(int(index[a])).text)
-        for duration, b, a in sorted(heap, key=lambda item: (-item[0], item[1]))
-    )
-    return found, float(high[-1])
+        _offer(heap, (float(durations[k]), int(raises[k]), int(raises[k + 1])), top_n)
+    return heap, float(high[-1])

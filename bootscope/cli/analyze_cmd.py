@@ -18,14 +18,16 @@ from bootscope.analyze.breakdown import analyze_columns
 from bootscope.cli.options import InputFormatOpt, VerboseOpt, resolve_formats
 from bootscope.errors import InputError, ParseError
 from bootscope.model import Breakdown, LogLine
-from bootscope.parse import BlockBoots, BootColumns, LineBoots, scan_boots
-from bootscope.parse.chunked import BLOCK_BYTES
+from bootscope.parse import SMALL_LOG_CHARS, BootColumns, LineBoots, scan_boots
 from bootscope.parse.untimed import read_untimed
 from bootscope.report.json_out import write_analysis_document
-from bootscope.sources.files import TextSource, read_text_lines
+from bootscope.report.screen import Screen
+from bootscope.sources.files import BLOCK_BYTES, TextSource, read_text_lines
 
-if TYPE_CHECKING:  # rich is imported only to print tables: `--format json` starts faster without it
+if TYPE_CHECKING:  # rich only for --verbose and the rarer views: the glance view is plain text
     from rich.console import Console
+
+    from bootscope.parse.chunked import BlockBoots  # numpy: only for logs too big for the line path
 
 LogsArg = Annotated[
     list[str] | None, typer.Argument(metavar="LOG...", help="Logs ('-' stdin; .gz/.xz/.zst ok).")
@@ -71,7 +73,7 @@ def analyze(
     if top < 1:
         raise InputError("--top must be at least 1")
     with _without_cyclic_gc():
-        out = None if as_json else _table_console()
+        out = None if as_json else Screen.stdout()
         if as_json and len(logs) > 1:
             sys.stdout.write("[")
         for position, path in enumerate(logs):
@@ -82,7 +84,15 @@ def analyze(
             document = io.StringIO() if as_json else None
             try:
                 _analyze_file(
-                    path, out, document, fmt=fmt, boot=boot, top=top, marker=marker, verbose=verbose
+                    path,
+                    out,
+                    document,
+                    fmt=fmt,
+                    boot=boot,
+                    top=top,
+                    marker=marker,
+                    verbose=verbose,
+                    line_path_chars=SMALL_LOG_CHARS // len(logs),
                 )
             except ParseError as error:
                 if not _systemd_text(path, out, document, top):
@@ -91,7 +101,7 @@ def analyze(
                     from bootscope.report.untimed_text import render_untimed, untimed_json
 
                     if out is not None:
-                        render_untimed(facts, out, top, title=path)
+                        render_untimed(facts, _table_console(), top, title=path)
                     else:
                         sys.stdout.write(json.dumps(untimed_json(facts, path, str(error))) + "\n")
                     raise
@@ -103,7 +113,7 @@ def analyze(
 
 def _analyze_file(
     path: str,
-    out: Console | None,
+    out: Screen | None,
     document: io.StringIO | None,
     *,
     fmt: str,
@@ -111,9 +121,12 @@ def _analyze_file(
     top: int,
     marker: str | None,
     verbose: bool,
+    line_path_chars: int,
 ) -> None:
+    # The line path saves numpy's import on a small log; over many logs the faster block scan wins
+    # once numpy is in, so the logs of one command share one SMALL_LOG_CHARS of line path.
     source = read_text_lines(path)
-    stream = scan_boots(source.blocks(BLOCK_BYTES), fmt)
+    stream = scan_boots(source.blocks(BLOCK_BYTES), fmt, line_path_chars=line_path_chars)
     if document is not None:
 
         def finish() -> tuple[str, int, list[str], int]:
@@ -121,15 +134,13 @@ def _analyze_file(
 
         write_analysis_document(document, path, _selected(stream, boot, top, marker), finish)
     elif out is not None:
-        from rich.text import Text
-
         chosen = show_boots(stream, out, boot=boot, top_n=top, marker=marker, title=path, verbose=verbose)
-        out.print(Text(f"{path}: format {stream.format}, {stream.boot_count} boot(s), showing boot {chosen}"))
+        out.line(f"{path}: format {stream.format}, {stream.boot_count} boot(s), showing boot {chosen}")
     for message in _warnings(stream, source):
         print(f"bootscope: warning: {message}", file=sys.stderr)
 
 
-def _systemd_text(path: str, out: Console | None, document: io.StringIO | None, top: int) -> bool:
+def _systemd_text(path: str, out: Screen | None, document: io.StringIO | None, top: int) -> bool:
     """Show ``path`` as pasted systemd-analyze output; False when it holds none (the caller then
     reports the log as untimed)."""
     from bootscope.parse.systemd import parse_analyze_output
@@ -145,8 +156,9 @@ def _systemd_text(path: str, out: Console | None, document: io.StringIO | None, 
     elif out is not None:
         from rich.text import Text
 
-        out.rule(Text(f"{path}: systemd-analyze output"), style="bold")
-        render_systemd(accounting, out, top)
+        console = _table_console()
+        console.rule(Text(f"{path}: systemd-analyze output"), style="bold")
+        render_systemd(accounting, console, top)
     return True
 
 
@@ -190,7 +202,7 @@ def _selected(
 
 def show_boots(
     boots: Iterable[Sequence[LogLine]] | Iterable[BootColumns],
-    console: Console,
+    screen: Screen,
     *,
     boot: int | None = None,
     top_n: int = defaults.TOP_N,
@@ -200,9 +212,9 @@ def show_boots(
 ) -> int:
     """Render one of already-parsed ``boots`` (``boot``, 1-based; default the last) and return its number.
 
-    ``verbose`` shows every section in full. Only the chosen boot is analyzed and at most one boot is
-    held at a time. Raises InputError if
-    ``boot`` is beyond the last boot.
+    The glance view goes to ``screen``; ``verbose`` shows every section in full (with rich). Only
+    the chosen boot is analyzed and at most one boot is held at a time. Raises InputError if ``boot``
+    is beyond the last boot.
     """
     chosen: Sequence[LogLine] | BootColumns | None = None
     number = found = 0
@@ -216,12 +228,20 @@ def show_boots(
         breakdown = analyze_columns(chosen, top_n=top_n, marker_regex=marker)
     else:
         breakdown = analyze_boot(chosen, top_n=top_n, marker_regex=marker)
-    from rich.text import Text
+    heading = f"{title} boot {number} of {found}"
+    if verbose:
+        from rich.text import Text
 
-    from bootscope.report.text import render_breakdown
+        from bootscope.report.text import render_breakdown
 
-    console.rule(Text(f"{title} boot {number} of {found}"), style="bold")
-    render_breakdown(breakdown, console, top_n, verbose=verbose)
+        console = _table_console()
+        console.rule(Text(heading), style="bold")
+        render_breakdown(breakdown, console, top_n)
+    else:
+        from bootscope.report.text_glance import render_glance
+
+        screen.rule(heading)
+        render_glance(breakdown, screen, top_n)
     for message in breakdown.warnings:
         print(f"bootscope: warning: {message}", file=sys.stderr)
     return number

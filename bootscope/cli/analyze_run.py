@@ -11,10 +11,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from rich.text import Text
-
 from bootscope.errors import InputError
 from bootscope.lab.stored import analyze_stored_boot
+from bootscope.report.screen import Screen
 from bootscope.store import Store
 
 
@@ -58,13 +57,23 @@ def analyze_stored(
         )
         sys.stdout.write("\n")
     else:
-        from bootscope.cli.console import view_console
-        from bootscope.report.text import render_breakdown
+        heading = f"{title}: variant {record.variant}, outcome {record.outcome}"
+        screen = Screen.stdout()
+        if verbose:
+            from rich.text import Text
 
-        out = view_console()
-        out.rule(Text(f"{title}: variant {record.variant}, outcome {record.outcome}"), style="bold")
-        render_breakdown(analysis.breakdown, out, top, verbose=verbose)
-        out.print(Text(f"{title} ({db}): format {analysis.format}"))
+            from bootscope.cli.console import view_console
+            from bootscope.report.text import render_breakdown
+
+            out = view_console()
+            out.rule(Text(heading), style="bold")
+            render_breakdown(analysis.breakdown, out, top)
+        else:
+            from bootscope.report.text_glance import render_glance
+
+            screen.rule(heading)
+            render_glance(analysis.breakdown, screen, top)
+        screen.line(f"{title} ({db}): format {analysis.format}")
     for message in (*analysis.warnings, *analysis.breakdown.warnings):
         print(f"bootscope: warning: {message}", file=sys.stderr)
     if analysis.note:

@@ -9,12 +9,19 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import chain
+from typing import TYPE_CHECKING, Any
 
 from bootscope.model import LogLine
-from bootscope.parse.chunked import BlockBoots
 from bootscope.parse.columns import BootColumns, columns_from_lines
 from bootscope.parse.formats import FORMATS, check_format, detect_format
 from bootscope.parse.stream import DETECT_SAMPLE_LINES, BootStream
+
+if TYPE_CHECKING:
+    from bootscope.parse.chunked import BlockBoots
+
+# A dmesg log of at most this many characters in all is read line by line (``LineBoots``), not by the
+# block scan: that takes under 20 ms there, less than importing numpy, which the scan needs.
+SMALL_LOG_CHARS = 256 * 1024
 
 __all__ = [
     "FORMATS",
@@ -92,13 +99,16 @@ class LineBoots:
         return map(columns_from_lines, self.stream)
 
 
-def scan_boots(blocks: Iterable[str], fmt: str = "auto") -> BlockBoots | LineBoots:
+def scan_boots(
+    blocks: Iterable[str], fmt: str = "auto", *, line_path_chars: int = SMALL_LOG_CHARS
+) -> BlockBoots | LineBoots:
     """Return a lazy stream of boots (as BootColumns) of a log given as blocks of whole lines.
 
-    ``blocks`` as ``TextSource.blocks`` yields them. A dmesg or console log is scanned a block at a
-    time (``BlockBoots``), any other format line by line; the boots are the same as ``iter_boots``
-    finds. Raises InputError for an unknown format (at once), ParseError while iterating if no
-    line carries a timestamp.
+    ``blocks`` as ``TextSource.blocks`` yields them. A dmesg or console log of more than
+    ``line_path_chars`` characters is scanned a block at a time (``BlockBoots``), any other log
+    line by line (``LineBoots``); the boots are the same either way, those ``iter_boots`` finds.
+    Raises InputError for an unknown format (at once), ParseError while iterating if no line
+    carries a timestamp.
     """
     fmt = check_format(fmt)
     pending = iter(blocks)
@@ -112,8 +122,28 @@ def scan_boots(blocks: Iterable[str], fmt: str = "auto") -> BlockBoots | LineBoo
             if len(sample) >= DETECT_SAMPLE_LINES:
                 break
         fmt = detect_format(sample)
-    ordered = chain(peeked, pending)
     if fmt == "dmesg":
-        return BlockBoots(ordered)
+        # read ahead until the log is known to be small or known not to be
+        peeked_chars = sum(map(len, peeked))
+        while peeked_chars <= line_path_chars:
+            more = next(pending, None)
+            if more is None:
+                break
+            peeked.append(more)
+            peeked_chars += len(more)
+        if peeked_chars > line_path_chars:
+            from bootscope.parse.chunked import BlockBoots
+
+            return BlockBoots(chain(peeked, pending))
+    ordered = chain(peeked, pending)
     lines = (line for block in ordered for line in block.split("\n"))
     return LineBoots(BootStream(lines, fmt))
+
+
+def __getattr__(name: str) -> Any:
+    """``BlockBoots`` is imported on first use: it needs numpy, which a small log does without."""
+    if name == "BlockBoots":
+        from bootscope.parse.chunked import BlockBoots
+
+        return BlockBoots
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,23 +1,33 @@
 """One boot as columns: what the analysis reads, found either per line or by scanning a whole block.
 
 ``BootColumns`` is the analysis' only view of a boot's lines. ``columns_from_lines`` fills it from
-parsed LogLines (any format, a line at a time); ``bootscope.parse.chunked`` fills it from a dmesg text
-block with a few scans in C. Both give the same columns for the same log, so the analysis code exists
-once (bootscope/analyze/breakdown.py).
+parsed LogLines (any format, a line at a time) with Python lists; ``bootscope.parse.chunked`` fills
+it from a dmesg text block with a few scans in C, with numpy arrays. Both give the same columns for
+the same log. The analysis reads either kind: where it computes on a whole column it has a numpy
+form and a plain twin for lists, proven equal by tests (tests/analyze/test_plain_twins.py). The line
+path never imports numpy, so a small log is analysed without numpy's import (about 50 ms,
+bench/RESULTS.md start-up).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import compress, count
+from itertools import accumulate, compress, count
 from operator import attrgetter
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING
 
 from bootscope.model import LogLine
 from bootscope.parse.patterns import COMBINED, GROUP_SLICES
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    # a column: a numpy array (the block scan) or a list (the line path)
+    Bools = npt.NDArray[np.bool_] | list[bool]
+    Ints = npt.NDArray[np.int64] | list[int]
+    Floats = npt.NDArray[np.float64] | list[float]
 
 # Fields of one initcall_debug line as INITCALL_SCAN's groups hold them: (call, name, module, pid,
 # ret, usecs), call "c" for a calling line, "" for a returned one; fields not printed are "".
@@ -27,6 +37,7 @@ KnownLine = tuple[str, int, tuple[str | None, ...], float | None]
 
 INITCALL_PATTERNS = ("initcall_start", "initcall_done")
 _GUEST_S = attrgetter("guest_s")
+_NAN = float("nan")
 _TEXT = attrgetter("text")
 
 
@@ -37,19 +48,21 @@ class InitcallColumns:
     ``names``, ``modules`` ("" where not printed), ``pids`` (a calling's, else "") and ``rets`` (a
     returned's, else "") are the line's fields as text; ``durations_us`` holds one int per returned
     line (in order); ``name_ids`` are equal exactly where names are equal; ``times_s`` are guest
-    seconds (NaN if untimed); ``failing`` marks the returned lines whose return code is not 0.
+    seconds (NaN if untimed); ``failing`` marks the returned lines whose return code is not 0;
+    ``done_before[i]`` counts the returned lines before row ``i`` (one more entry than rows). The
+    columns are numpy arrays from the block scan, lists from ``initcall_columns``.
     """
 
     names: Sequence[str]
     modules: Sequence[str]
     pids: Sequence[str]
     rets: Sequence[str]
-    is_call: npt.NDArray[np.bool_]
-    name_ids: npt.NDArray[np.int64]
-    times_s: npt.NDArray[np.float64]
+    is_call: Bools
+    name_ids: Ints
+    times_s: Floats
     durations_us: Sequence[int]
-    failing: npt.NDArray[np.bool_]
-    done_before: npt.NDArray[np.int64]
+    failing: Bools
+    done_before: Ints
 
     def __len__(self) -> int:
         return len(self.names)
@@ -67,26 +80,27 @@ class InitcallColumns:
             times_s=self.times_s[lo:hi],
             durations_us=self.durations_us[d0:d1],
             failing=self.failing[lo:hi],
-            done_before=self.done_before[lo : hi + 1] - d0,
+            done_before=[d - d0 for d in self.done_before[lo : hi + 1]]
+            if isinstance(self.done_before, list)
+            else self.done_before[lo : hi + 1] - d0,
         )
 
 
-def initcall_columns(rows: Sequence[InitcallRow], times_s: npt.NDArray[np.float64]) -> InitcallColumns:
-    """Return initcall rows (as INITCALL_SCAN's groups, in log order) at ``times_s`` (s) as columns.
+def initcall_columns(rows: Sequence[InitcallRow], times_s: list[float]) -> InitcallColumns:
+    """Return initcall rows (as INITCALL_SCAN's groups, in log order) at ``times_s`` (s, NaN where
+    untimed) as columns of Python lists.
 
     Raises nothing: the rows' numeric fields are digits by the pattern.
     """
     n = len(rows)
     calls, names, modules, pids, rets, usecs = zip(*rows, strict=True) if n else ((),) * 6
-    is_call = np.fromiter(map(bool, calls), dtype=bool, count=n)
+    is_call = list(map(bool, calls))
     first_seen: dict[str, int] = {}
-    name_ids = np.fromiter(map(first_seen.setdefault, names, count()), np.int64, n)
+    name_ids = list(map(first_seen.setdefault, names, count()))
     durations_us = list(map(int, compress(usecs, map(bool, usecs))))
     # "0" is the usual return; any other text is checked as a number (it may be "-0" or "00")
-    odd_ret = np.flatnonzero(np.fromiter(map("0".__ne__, rets), dtype=bool, count=n) & ~is_call)
-    failing = np.zeros(n, dtype=bool)
-    failing[[i for i in odd_ret.tolist() if int(rets[i])]] = True
-    done_before = np.concatenate(([0], np.cumsum(~is_call)))
+    failing = [not call and ret != "0" and int(ret) != 0 for call, ret in zip(is_call, rets, strict=True)]
+    done_before = [0, *accumulate(not call for call in is_call)]
     return InitcallColumns(
         names=names,
         modules=modules,
@@ -114,16 +128,17 @@ class BootColumns:
     """
 
     line_count: int
-    timed_index: npt.NDArray[np.int64]
-    timed_s: npt.NDArray[np.float64]
+    timed_index: Ints
+    timed_s: Floats
     known: Sequence[KnownLine]
     initcalls: InitcallColumns
     line: Callable[[int], LogLine]
-    maybe_userspace: npt.NDArray[np.int64] | None = None
+    maybe_userspace: Ints | None = None
 
 
 def columns_from_lines(lines: Sequence[LogLine]) -> BootColumns:
-    """Return the columns of one boot's parsed lines (one anchored match of the pattern table per line)."""
+    """Return the columns (Python lists) of one boot's parsed lines (one anchored match of the
+    pattern table per line)."""
     times: list[float | None] = list(map(_GUEST_S, lines))
     timed = [i for i, t in enumerate(times) if t is not None]
     known: list[KnownLine] = []
@@ -139,17 +154,20 @@ def columns_from_lines(lines: Sequence[LogLine]) -> BootColumns:
         if name == "initcall_start":
             rows.append(("c", groups[0] or "", groups[1] or "", groups[2] or "", "", ""))
         elif name == "initcall_done":
-            rows.append(("", groups[0] or "", groups[1] or "", "", groups[2] or "", groups[3] or ""))
+            usecs = groups[3] or ""
+            if groups[4]:  # 2.6.25-2.6.28: "after N msecs"
+                usecs = str(int(usecs) * 1000)
+            rows.append(("", groups[0] or "", groups[1] or "", "", groups[2] or "", usecs))
         if name in INITCALL_PATTERNS:
             t = times[index]
-            row_s.append(np.nan if t is None else t)
+            row_s.append(_NAN if t is None else t)
         else:
             known.append((name, index, groups, times[index]))
     return BootColumns(
         line_count=len(lines),
-        timed_index=np.array(timed, dtype=np.int64),
-        timed_s=np.array([times[i] for i in timed], dtype=np.float64),
+        timed_index=timed,
+        timed_s=[times[i] for i in timed],  # type: ignore[misc]
         known=known,
-        initcalls=initcall_columns(rows, np.array(row_s, dtype=np.float64)),
+        initcalls=initcall_columns(rows, row_s),
         line=lines.__getitem__,
     )

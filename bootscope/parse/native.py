@@ -8,10 +8,11 @@ setup.py builds it as an optional extension: where no C compiler or Python heade
 
 from __future__ import annotations
 
+import importlib
 from types import ModuleType
 
 scanner: ModuleType | None
 try:
-    from bootscope.parse import _scan as scanner  # type: ignore[attr-defined, no-redef]
+    scanner = importlib.import_module("bootscope.parse._scan")
 except ImportError:  # pragma: no cover - where no compiler was installed
     scanner = None

@@ -54,11 +54,15 @@ _SP_CHARS = "".join(c for c in map(chr, range(128)) if c.isspace() and c != "\n"
 # An initcall's name, then "+0xoff/0xsize" and " [module]" where printed. The name is the shortest run
 # of non-space characters after which the rest matches, as a lazy \S+? would take it, but it only
 # tries to end before a "+" or a space (the only characters the rest can start with), run by run:
-# the lazy per-character form made the block scan twice as slow.
-_FN_TOKEN = r"(\S[^\s+]*+(?:\+[^\s+]*+)*?)(?:\+0x[0-9a-f]+/0x[0-9a-f]+)?"
+# the lazy per-character form made the block scan twice as slow. 2.6.25's "%pF()" put "()" after
+# the offset.
+_FN_TOKEN = r"(\S[^\s+]*+(?:\+[^\s+]*+)*?)(?:\+0x[0-9a-f]+/0x[0-9a-f]+(?:\(\))?)?"
 _FN = _FN_TOKEN + r"(?: \[([^\]\s]+)\])?"
-_CALL_TAIL = r" @ (\d+)"
-_DONE_TAIL = r" returned (-?\d+) after (\d+) usecs"
+# " @ PID" since 2.6.27; 2.6.25 and 2.6.26 printed the name alone. The line ends there (or a space
+# follows), so that a name holding a "+" is not cut short where no pid follows.
+_CALL_TAIL = r"(?: @ (\d+))?(?!\S)"
+# "after N usecs" since 2.6.29; 2.6.25 to 2.6.28 printed "after N msecs" (the last group: "m")
+_DONE_TAIL = r" returned (-?\d+) after (\d+) (?:usecs|(m)secs)"
 
 # kernel/panic.c prints "Kernel panic - not syncing: ..."; arch/x86/kernel/dumpstack.c prints "Oops: ..."
 # (__die_header); "BUG: ..." comes from many places (arch/x86/mm/fault.c, kernel/watchdog.c,
@@ -221,8 +225,9 @@ BY_NAME: dict[str, Pattern] = {p.name: p for p in PATTERNS}
 _ALTERNATION = "(?:" + "|".join(f"(?P<{p.name}>{p.regex.pattern})" for p in PATTERNS) + ")"
 COMBINED: re.Pattern[str] = re.compile("^" + _ALTERNATION, re.MULTILINE)
 # Both initcall_debug entries in one regex whose groups are one row (call, name, module, pid, ret,
-# usecs): ``call`` is "c" for a calling line and "" for a returned line, whose tail the conditional
-# group then requires; a ``findall`` returns each line's fields in the same columns. Each starts
+# usecs, m; m is "m" where the duration is in ms): ``call`` is "c" for a calling line and "" for a
+# returned line, whose tail the conditional group then requires; a ``findall`` returns each line's
+# fields in the same columns. Each starts
 # with a literal that no earlier entry of the table can match (tests/parse/test_chunked.py checks
 # that), so such a line is always an initcall line.
 INITCALL_LITERALS: tuple[str, ...] = ("calling  ", "initcall ")

@@ -1,5 +1,5 @@
-"""One boot's Breakdown in the terminal. By default the glance view
-(:mod:`bootscope.report.text_glance`); ``--verbose`` adds everything: identity, metrics with
+"""One boot's Breakdown in the terminal in full (``--verbose``; the default is the glance view of
+:mod:`bootscope.report.text_glance`): identity, metrics with
 definitions, phases, gaps as bars (in the spirit of seed 004: "Biggest time: ... (1.7 seconds - 40 %)"),
 initcalls, CPU bring-up, advice.
 
@@ -17,20 +17,17 @@ from bootscope.metrics import BOOT_LOG_DEFINITIONS
 from bootscope.model import Breakdown
 from bootscope.report.text_cells import bar as _bar
 from bootscope.report.text_cells import clean as _clean
-from bootscope.report.text_cells import print_initcall_rows
+from bootscope.report.text_cells import initcall_cells, unfinished_lines
 from bootscope.report.text_cells import seconds as _s
-from bootscope.report.text_glance import panic_line, render_glance, summary_line
+from bootscope.report.text_glance import panic_line, summary_line
 
 
-def render_breakdown(b: Breakdown, console: Console, top_n: int, *, verbose: bool = False) -> None:
-    """Print one boot's breakdown to ``console`` (times in s, initcall durations in ms): the summary
-    line, then only what the log has, or with ``verbose`` every section in full; returns None."""
+def render_breakdown(b: Breakdown, console: Console, top_n: int) -> None:
+    """Print one boot's breakdown to ``console`` in full (times in s, initcall durations in ms): the
+    summary line, then every section, with what the log lacks said row by row; returns None."""
     console.print(Text(summary_line(b), style="bold"))
     if b.panic is not None:
         console.print(Text(panic_line(b.panic), style="bold red"))
-    if not verbose:
-        render_glance(b, console, top_n)
-        return
     _identity(b, console)
     _metrics(b, console)
     _phases(b, console)
@@ -122,7 +119,11 @@ def _initcalls(b: Breakdown, console: Console, top_n: int) -> None:
     table.add_column("start s", justify="right")
     table.add_column("duration ms", justify="right")
     table.add_column("ret", justify="right")
-    print_initcall_rows(calls, table, console, top_n)
+    for name, *cells in initcall_cells(calls, top_n):
+        table.add_row(Text(name), *cells)
+    console.print(table)
+    for line in unfinished_lines(calls, top_n):
+        console.print(Text(line))
 
 
 def _cpus(b: Breakdown, console: Console) -> None:

@@ -1,14 +1,11 @@
 """Small pieces shared by the terminal views of a boot: cleaned log text, seconds, bars.
 
 Log text is hostile: every string from a log goes through :func:`clean` (control characters and
-escape sequences shown as ``\\xNN``) and into ``rich.text.Text``, never into markup.
+escape sequences shown as ``\\xNN``); in a rich view it goes into ``rich.text.Text``, never into
+markup. Nothing here imports rich: the glance view does without it.
 """
 
 from __future__ import annotations
-
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from bootscope.model import Breakdown, InitcallSummary
 
@@ -50,13 +47,20 @@ def phase_at(b: Breakdown, time_s: float) -> str:
     return "-"
 
 
-def print_initcall_rows(calls: InitcallSummary, table: Table, console: Console, top_n: int) -> None:
-    """Fill ``table`` (columns initcall, start s, duration ms, ret) with the ``top_n`` slowest
-    initcalls, print it, then the initcalls that never returned."""
+def initcall_cells(calls: InitcallSummary, top_n: int) -> list[tuple[str, str, str, str]]:
+    """Return the cells (initcall, start s, duration ms, ret) of the ``top_n`` slowest initcalls,
+    log text cleaned."""
+    rows = []
     for call in calls.top[:top_n]:
         duration = "-" if call.duration_us is None else f"{call.duration_us / 1000:.3f}"
         name = call.name if call.module is None else f"{call.name} [{call.module}]"
-        table.add_row(Text(clean(name)), seconds(call.start_s), duration, str(call.ret))
-    console.print(table)
-    for call in calls.unfinished[:top_n]:
-        console.print(Text(f"  never returned: {clean(call.name)} (called at {seconds(call.start_s)} s)"))
+        rows.append((clean(name), seconds(call.start_s), duration, str(call.ret)))
+    return rows
+
+
+def unfinished_lines(calls: InitcallSummary, top_n: int) -> list[str]:
+    """Return one line for each of the first ``top_n`` initcalls that never returned."""
+    return [
+        f"  never returned: {clean(call.name)} (called at {seconds(call.start_s)} s)"
+        for call in calls.unfinished[:top_n]
+    ]

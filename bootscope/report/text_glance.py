@@ -2,26 +2,24 @@
 ``systemd-analyze time``, then only what the log has, in 80 columns.
 
 What the log lacks is named once, on one line, not listed row by row; ``--verbose`` shows the full
-view (:mod:`bootscope.report.text`). Log text goes through :func:`clean` into ``Text``, never markup.
+view (:mod:`bootscope.report.text`). This view is plain text on a :class:`Screen`, without rich
+(start-up: see bootscope/report/text_table.py); log text goes through :func:`clean`.
 """
 
 from __future__ import annotations
 
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
-
 from bootscope.model import Breakdown, Panic
-from bootscope.report.text_cells import bar, clean, phase_at, print_initcall_rows, seconds
+from bootscope.report.screen import Screen
+from bootscope.report.text_cells import bar, clean, initcall_cells, phase_at, seconds, unfinished_lines
+from bootscope.report.text_table import Column, TextTable
 
 # The kernel phases named in the summary line, in boot order; "userspace" is said after the ';'.
 _KERNEL_PHASES = ("setup", "mm_init", "smp_bringup", "post_smp", "initcalls", "free_init")
 GAP_TEXT = 120  # a gap's line is cut to the column's width anyway; this bounds the work
 GLANCE_BAR_WIDTH = 12
-# start s, duration ms, ret (9, 13, 6 with padding) and 5 borders: what the initcall name cannot use
-_INITCALL_FIXED_COLUMNS = 9 + 13 + 6 + 5
-# at s, gap s, share (5 + 2 padding each), phase (11 + 2) and 6 borders: what the gap line cannot use
-_GAP_FIXED_COLUMNS = 3 * 7 + 13 + 6
+MIN_BAR_WIDTH = 4
+# the phase table's other columns ("smp_bringup", "12.345" x 3, "100%") and its 6 borders with padding
+_PHASE_FIXED_COLUMNS = 11 + 7 + 7 + 10 + 5 + 3 * 6 + 1
 
 
 def summary_line(b: Breakdown) -> str:
@@ -94,22 +92,24 @@ def panic_line(panic: Panic) -> str:
     return f"the kernel panicked{when}: {panic.reason or '(no reason given)'}"
 
 
-def render_glance(b: Breakdown, console: Console, top_n: int) -> None:
-    """Print the compact view of one boot to ``console`` (times in s); returns None."""
-    _identity(b, console)
-    _metrics(b, console)
-    _phases(b, console)
-    _gaps(b, console, top_n)
-    _initcalls(b, console, top_n)
-    _cpus(b, console)
-    _advice(b, console)
+def render_glance(b: Breakdown, screen: Screen, top_n: int) -> None:
+    """Write the compact view of one boot to ``screen`` (times in s): the summary line, the panic if
+    any, then only the sections the log has; returns None."""
+    screen.line(summary_line(b), style="bold")
+    if b.panic is not None:
+        screen.line(panic_line(b.panic), style="alarm")
+    _identity(b, screen)
+    _metrics(b, screen)
+    _phases(b, screen)
+    _gaps(b, screen, top_n)
+    _initcalls(b, screen, top_n)
+    _cpus(b, screen)
+    _advice(b, screen)
 
 
-def _identity(b: Breakdown, console: Console) -> None:
+def _identity(b: Breakdown, screen: Screen) -> None:
     i = b.identity
-    table = Table.grid(padding=(0, 2))
-    table.add_column(style="bold", no_wrap=True)
-    table.add_column(overflow="fold")
+    table = TextTable((Column(bold=True), Column(fold=True)), boxed=False, gap=2)
     shown = {
         "kernel": None if i.release is None else clean(i.release),
         "cmdline": None if i.cmdline is None else clean(i.cmdline, 200),
@@ -119,108 +119,99 @@ def _identity(b: Breakdown, console: Console) -> None:
     }
     for label, value in shown.items():
         if value is not None:
-            table.add_row(label, Text(value))
+            table.add_row(label, value)
     table.add_row(
         "lines", f"{b.line_count} ({b.timed_line_count} timed, {seconds(b.first_s)}..{seconds(b.last_s)} s)"
     )
-    console.print(table)
+    screen.table(table)
     absent = [label for label, value in shown.items() if value is None]
     if absent:
-        console.print(Text(f"not in this log: {', '.join(absent)}"))
+        screen.line(f"not in this log: {', '.join(absent)}")
 
 
-def _metrics(b: Breakdown, console: Console) -> None:
+def _metrics(b: Breakdown, screen: Screen) -> None:
     from bootscope.metrics import BOOT_LOG_DEFINITIONS
 
     present = [(name, getattr(b.metrics, name, None)) for name in BOOT_LOG_DEFINITIONS]
-    table = Table(title="Metrics (s)", title_justify="left")
-    table.add_column("metric", no_wrap=True)
-    table.add_column("value s", justify="right", no_wrap=True)
+    table = TextTable((Column("metric"), Column("value s", right=True)), title="Metrics (s)")
     for name, value in present:
         if value is not None:
             table.add_row(name, seconds(value))
-    if table.row_count:
-        console.print(table)
+    if table.rows:
+        screen.table(table)
     absent = [name for name, value in present if value is None]
     if absent:
-        console.print(Text(f"metrics not in this log: {', '.join(absent)} (--verbose: definitions)"))
+        screen.line(f"metrics not in this log: {', '.join(absent)} (--verbose: definitions)")
 
 
-def _phases(b: Breakdown, console: Console) -> None:
+def _phases(b: Breakdown, screen: Screen) -> None:
     measured = [p for p in b.phases if p.duration_s is not None and not p.missing]
     if measured:
-        table = Table(title="Phases", title_justify="left")
-        for column in ("phase", "start s", "end s", "duration s", "share"):
-            table.add_column(column, justify="left" if column == "phase" else "right", no_wrap=True)
-        table.add_column("", no_wrap=True)
+        # the bar is what a narrow screen gives up first: shorter, then none
+        bar_width = min(GLANCE_BAR_WIDTH, screen.width_cells - _PHASE_FIXED_COLUMNS)
+        columns = (
+            Column("phase"),
+            *(Column(name, right=True) for name in ("start s", "end s", "duration s", "share")),
+            *((Column(""),) if bar_width >= MIN_BAR_WIDTH else ()),
+        )
+        table = TextTable(columns, title="Phases")
         for p in measured:
             share = "-" if p.share is None else f"{p.share:.0%}"
-            table.add_row(
-                p.name,
-                seconds(p.start_s),
-                seconds(p.end_s),
-                seconds(p.duration_s),
-                share,
-                bar(p.share or 0.0, GLANCE_BAR_WIDTH),
-            )
-        console.print(table)
+            cells = (p.name, seconds(p.start_s), seconds(p.end_s), seconds(p.duration_s), share)
+            table.add_row(*cells, *((bar(p.share or 0.0, bar_width),) if len(columns) > len(cells) else ()))
+        screen.table(table)
     missing = [p for p in b.phases if p not in measured]
     if missing and not measured:
-        console.print(Text("phases: none timed, the log has no milestone line (--verbose: which lines)"))
+        screen.line("phases: none timed, the log has no milestone line (--verbose: which lines)")
     elif missing:
         # One missing milestone line leaves two phases untimed: say each missing line once.
         lines = dict.fromkeys(clean(p.missing or "no duration") for p in missing)
         names = ", ".join(p.name for p in missing)
-        console.print(Text(f"phases not in this log: {names} ({'; '.join(lines)})"))
+        screen.line(f"phases not in this log: {names} ({'; '.join(lines)})")
 
 
-def _gaps(b: Breakdown, console: Console, top_n: int) -> None:
+def _gaps(b: Breakdown, screen: Screen, top_n: int) -> None:
     if not b.gaps:
         return
     span_s = (b.last_s or 0.0) - (b.first_s or 0.0)
-    table = Table(title="Largest gaps between timed lines", title_justify="left")
-    table.add_column("at s", justify="right", no_wrap=True)
-    table.add_column("gap s", justify="right", no_wrap=True)
-    table.add_column("share", justify="right", no_wrap=True)
-    table.add_column("phase", no_wrap=True)
     # The kernel prints a line when work is done, so the line that ends a gap names what the gap was
     # spent on; after Run /init it is userspace's time, whatever line ends it (--verbose: the line before).
-    # One row per gap: the line is cut (not wrapped) to what the other columns leave of the width.
-    line_width = max(20, console.size.width - _GAP_FIXED_COLUMNS)
-    table.add_column("line that ended the gap", no_wrap=True, overflow="ellipsis", max_width=line_width)
+    # One row per gap: the line (the widest column) is cut, not wrapped, to what the others leave.
+    columns = (
+        Column("at s", right=True),
+        Column("gap s", right=True),
+        Column("share", right=True),
+        Column("phase"),
+        Column("line that ended the gap"),
+    )
+    table = TextTable(columns, title="Largest gaps between timed lines")
     for g in b.gaps[:top_n]:
         share = f"{g.duration_s / span_s:.0%}" if span_s > 0 else "-"
         table.add_row(
-            f"{g.start_s:.3f}",
-            f"{g.duration_s:.3f}",
-            share,
-            phase_at(b, g.start_s),
-            Text(clean(g.after, GAP_TEXT)),
+            f"{g.start_s:.3f}", f"{g.duration_s:.3f}", share, phase_at(b, g.start_s), clean(g.after, GAP_TEXT)
         )
-    console.print(table)
+    screen.table(table)
 
 
-def _initcalls(b: Breakdown, console: Console, top_n: int) -> None:
+def _initcalls(b: Breakdown, screen: Screen, top_n: int) -> None:
     calls = b.initcalls
     if not calls.count:
-        console.print("initcalls: none logged (boot with initcall_debug to see them)")
+        screen.line("initcalls: none logged (boot with initcall_debug to see them)")
         return
-    console.print(
-        Text(
-            f"Initcalls: {calls.count}, {calls.total_s:.3f} s in total, {len(calls.failed)} failed,"
-            f" {len(calls.unfinished)} never returned"
-        )
+    screen.line(
+        f"Initcalls: {calls.count}, {calls.total_s:.3f} s in total, {len(calls.failed)} failed,"
+        f" {len(calls.unfinished)} never returned"
     )
-    table = Table()
-    name_width = max(20, console.size.width - _INITCALL_FIXED_COLUMNS)
-    table.add_column("initcall", no_wrap=True, overflow="ellipsis", max_width=name_width)
-    table.add_column("start s", justify="right", no_wrap=True)
-    table.add_column("duration ms", justify="right", no_wrap=True)
-    table.add_column("ret", justify="right", no_wrap=True)
-    print_initcall_rows(calls, table, console, top_n)
+    columns = (Column("initcall"), Column("start s", True), Column("duration ms", True), Column("ret", True))
+    table = TextTable(columns)
+    for row in initcall_cells(calls, top_n):
+        table.add_row(*row)
+    screen.table(table)
+    for text in unfinished_lines(calls, top_n):
+        screen.line(text)
 
 
-def _cpus(b: Breakdown, console: Console) -> None:
+def _cpus(b: Breakdown, screen: Screen) -> None:
     bring = b.cpu_bringup
     if not bring.cpus and bring.serial_s is None:
         return
@@ -228,34 +219,29 @@ def _cpus(b: Breakdown, console: Console) -> None:
     count = b.identity.cpus if b.identity.cpus is not None else len(bring.cpus) + 1
     took = "" if bring.serial_s is None else f" in {bring.serial_s:.3f} s"
     if not bring.cpus:  # "smp: Brought up 1 node, 1 CPU": nothing was brought up, nothing to draw
-        console.print(Text(f"CPU bring-up: no secondary CPUs{took}"))
+        screen.line(f"CPU bring-up: no secondary CPUs{took}")
         return
     if not timed:
         cycles = " (cycle counts: --verbose)" if any(c.phases_cycles for c in bring.cpus) else ""
-        console.print(Text(f"{count} CPUs brought up{took}; per-CPU times not in this log{cycles}"))
+        screen.line(f"{count} CPUs brought up{took}; per-CPU times not in this log{cycles}")
         return
     parallel = seconds(bring.parallel_estimate_s)
-    console.print(Text(f"CPU bring-up: {count} CPUs{took}, if parallel (slowest CPU) {parallel} s"))
-    table = Table()
-    table.add_column("cpu", justify="right", no_wrap=True)
-    table.add_column("start s", justify="right", no_wrap=True)
-    table.add_column("duration s", justify="right", no_wrap=True)
+    screen.line(f"CPU bring-up: {count} CPUs{took}, if parallel (slowest CPU) {parallel} s")
+    table = TextTable((Column("cpu", True), Column("start s", True), Column("duration s", True)))
     for c in bring.cpus:
         table.add_row(str(c.cpu), seconds(c.start_s), seconds(c.duration_s))
-    console.print(table)
+    screen.table(table)
 
 
-def _advice(b: Breakdown, console: Console) -> None:
+def _advice(b: Breakdown, screen: Screen) -> None:
     if not b.advice:
         return
-    console.print(Text("Advice", style="bold"))
+    screen.line("Advice", style="bold")
     # A grid keeps the wrapped continuation lines indented under their label.
-    table = Table.grid(padding=(0, 1))
-    table.add_column(no_wrap=True)
-    table.add_column(overflow="fold")
+    table = TextTable((Column(), Column(fold=True)), boxed=False, gap=1)
     for a in b.advice:
         cost = "" if a.cost_s is None else f" (~{a.cost_s:.3f} s)"
-        table.add_row("•", Text(f"{clean(a.title, 200)}{cost}", style="bold"))
-        table.add_row("", Text(f"seen: {clean(a.evidence, 300)}"))
-        table.add_row("", Text(f"try:  {clean(a.remedy, 300)}"))
-    console.print(table)
+        table.add_row("•", f"{clean(a.title, 200)}{cost}", bold=True)
+        table.add_row("", f"seen: {clean(a.evidence, 300)}")
+        table.add_row("", f"try:  {clean(a.remedy, 300)}")
+    screen.table(table)

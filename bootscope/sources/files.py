@@ -15,16 +15,20 @@ import sys
 from collections.abc import Iterator
 from typing import Protocol
 
-import numpy as np
-
 from bootscope.errors import InputError
 
 MAX_LINE_BYTES = 64 * 1024
 CHUNK_BYTES = 1 << 20
+# the read size of `analyze` and fleet import (bootscope/parse/chunked.py): big enough that per-block
+# costs vanish, small enough for memory
+BLOCK_BYTES = 2 << 20
 _MAGIC_GZIP = b"\x1f\x8b"
 _MAGIC_XZ = b"\xfd7zXZ\x00"
 _MAGIC_ZSTD = b"\x28\xb5\x2f\xfd"
 _CR, _LF = 13, 10
+# A block up to this size is measured with bytes methods, a bigger one with numpy (imported then):
+# a small log is read without numpy's import.
+SMALL_BLOCK_BYTES = 256 * 1024
 
 
 class TextSource:
@@ -107,24 +111,17 @@ class TextSource:
     def _block(self, data: bytes) -> str:
         # Line ends and lengths are found on the bytes (a "\r" or "\n" byte is never part of a
         # UTF-8 sequence, so dropping "\r" before "\n" here equals dropping it after decoding).
-        codes = np.frombuffer(data, np.uint8)
-        cr = np.flatnonzero(codes == _CR)
-        if len(cr):
-            # every "\r" ends a line (a console capture): deleting them all is the faster copy
-            if cr[-1] + 1 < len(codes) and bool((codes[cr + 1] == _LF).all()):
-                data = data.translate(None, b"\r")
-            else:
-                data = data.replace(b"\r\n", b"\n")
-            codes = np.frombuffer(data, np.uint8)
-        newlines = np.flatnonzero(codes == _LF)
-        longest_bytes = int(np.diff(newlines, prepend=-1, append=len(codes)).max()) - 1
+        if len(data) <= SMALL_BLOCK_BYTES:
+            data, newlines, longest_bytes = _line_ends_plain(data)
+        else:
+            data, newlines, longest_bytes = _line_ends_numpy(data)
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             text = self._decode_counting(data)
         # the chunk ended with its last line's newline, or is the unterminated end of the log
         text = text[:-1] if text.endswith("\n") else text.rstrip("\r")
-        self.line_count += len(newlines) + (not data.endswith(b"\n"))
+        self.line_count += newlines + (not data.endswith(b"\n"))
         # a line of more bytes than the limit may still hold fewer characters
         if longest_bytes > self.max_line_bytes:
             lines = text.split("\n")
@@ -261,3 +258,27 @@ class _Guarded:
 
     def close(self) -> None:
         self._inner.close()
+
+
+def _line_ends_plain(data: bytes) -> tuple[bytes, int, int]:
+    """Return ``data`` with each "\\r\\n" made "\\n", its count of "\\n" and its longest line's bytes."""
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n")
+    return data, data.count(b"\n"), max(map(len, data.split(b"\n")))
+
+
+def _line_ends_numpy(data: bytes) -> tuple[bytes, int, int]:
+    """``_line_ends_plain`` with numpy, for big blocks."""
+    import numpy as np
+
+    codes = np.frombuffer(data, np.uint8)
+    cr = np.flatnonzero(codes == _CR)
+    if len(cr):
+        # every "\r" ends a line (a console capture): deleting them all is the faster copy
+        if cr[-1] + 1 < len(codes) and bool((codes[cr + 1] == _LF).all()):
+            data = data.translate(None, b"\r")
+        else:
+            data = data.replace(b"\r\n", b"\n")
+        codes = np.frombuffer(data, np.uint8)
+    newlines = np.flatnonzero(codes == _LF)
+    return data, len(newlines), int(np.diff(newlines, prepend=-1, append=len(codes)).max()) - 1

@@ -154,3 +154,26 @@ def test_definitions_cover_the_metrics() -> None:
     outside = {REBOOT_DOWNTIME_S, REBOOT_SHUTDOWN_S, REBOOT_STOP_S, REBOOT_BLIND_S}
     assert {UNITS[name] for name in outside} == {"s"}
     assert set(DEFINITIONS) - set(BOOT_LOG_DEFINITIONS) == set(LATENCY_METRICS) | outside
+
+
+@pytest.mark.parametrize(
+    ("cmdline", "init", "initrd_s"),
+    [
+        ("console=ttyS0", "/init", 2.0),  # the initramfs's /init (init/main.c ramdisk_execute_command)
+        ("console=ttyS0", "/sbin/init", None),  # no initramfs: the root's init
+        ("rdinit=/sbin/init console=ttyS0", "/sbin/init", 2.0),  # an initramfs whose init is elsewhere
+        ("rdinit=/linuxrc init=/init", "/init", None),  # the initramfs would have run /linuxrc
+    ],
+)
+def test_initrd_time_only_for_a_boot_with_an_initramfs(
+    cmdline: str, init: str, initrd_s: float | None
+) -> None:
+    lines = [
+        LogLine("Linux version 6.1.0-56-cloud-amd64 (x)", 0.0),
+        LogLine(f"Command line: {cmdline}", 0.0),
+        LogLine(f"Run {init} as init process", 1.0),
+        LogLine("systemd[1]: systemd 252.38-1~deb12u1 running in system mode (+PAM)", 3.0),
+    ]
+    found = analyze_boot(lines)
+    assert found.metrics.kernel_init_s == 1.0 and found.milestones["systemd_start"] == 3.0
+    assert found.metrics.initrd_s == initrd_s

@@ -1,16 +1,20 @@
-"""Initcall pairing on arrays against the plain walk with a dict of open calls that it replaced."""
+"""Initcall pairing, on the block scan's arrays and on the line path's lists, against an independent
+walk with a dict of open calls."""
 
 from __future__ import annotations
 
 import heapq
 
-import numpy as np
+import pytest
+from columns_arrays import initcalls_as_arrays
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bootscope.analyze.initcalls import summarize_initcalls
 from bootscope.model import Initcall, InitcallSummary
-from bootscope.parse.columns import InitcallRow, initcall_columns
+from bootscope.parse.columns import InitcallColumns, InitcallRow, initcall_columns
+
+_NAN = float("nan")
 
 
 def _walk(rows: list[InitcallRow], times: list[float | None], top_n: int) -> InitcallSummary:
@@ -62,13 +66,16 @@ def test_pairing_on_arrays_matches_the_dict_walk(
             ("c", name, module, pid or "1", "", "") if is_call else ("", name, module, "", ret, usecs)
         )
         times.append(t)
-    columns = initcall_columns(rows, np.array([np.nan if t is None else t for t in times]))
-    assert summarize_initcalls(columns, top_n) == _walk(rows, times, top_n)
-    lean = summarize_initcalls(columns, top_n, keep_all=False)
-    assert lean.all == () and lean.top == _walk(rows, times, top_n).top
+    plain = initcall_columns(rows, [_NAN if t is None else t for t in times])
+    assert isinstance(plain.is_call, list)
+    for columns in (plain, initcalls_as_arrays(plain)):
+        assert summarize_initcalls(columns, top_n) == _walk(rows, times, top_n)
+        lean = summarize_initcalls(columns, top_n, keep_all=False)
+        assert lean.all == () and lean.top == _walk(rows, times, top_n).top
 
 
-def test_a_slice_of_a_block_pairs_within_itself() -> None:
+@pytest.mark.parametrize("arrays", [False, True])
+def test_a_slice_of_a_block_pairs_within_itself(arrays: bool) -> None:
     rows: list[InitcallRow] = [
         ("c", "x", "", "1", "", ""),
         ("", "x", "", "", "0", "5"),
@@ -76,7 +83,9 @@ def test_a_slice_of_a_block_pairs_within_itself() -> None:
         ("", "y", "", "", "-5", "9"),
         ("c", "z", "", "2", "", ""),
     ]
-    columns = initcall_columns(rows, np.array([1.0, 1.5, 2.0, 2.5, 3.0]))
+    columns: InitcallColumns = initcall_columns(rows, [1.0, 1.5, 2.0, 2.5, 3.0])
+    if arrays:
+        columns = initcalls_as_arrays(columns)
     second = summarize_initcalls(columns.slice(2, 5), 5)
     assert second == _walk(rows[2:], [2.0, 2.5, 3.0], 5)
     assert [c.name for c in second.failed] == ["y"] and [c.name for c in second.unfinished] == ["z"]

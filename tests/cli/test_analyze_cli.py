@@ -124,3 +124,28 @@ def test_errors_have_exit_codes(tmp_path: Path) -> None:
     binary.write_bytes(bytes(range(256)) * 100)
     done = _run(str(binary))
     assert done.returncode == 5 and "Traceback" not in done.stderr
+
+
+def test_a_small_log_is_analysed_without_numpy_or_rich(data_dir: Path, tmp_path: Path) -> None:
+    # Start-up is most of a small log's wall time (bench/RESULTS.md): the line path and the plain-text
+    # glance view must not pull numpy (about 50 ms) or rich back in. A big log still takes numpy.
+    probe = (
+        "import sys\nfrom bootscope.cli import main\nsys.argv = ['bootscope', *sys.argv[1:]]\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print('loaded:', sorted({m.split('.')[0] for m in sys.modules} & {'numpy', 'rich'}))\n"
+    )
+    small = str(data_dir / "debian-6.1-cloud-smp2.log")
+    big = tmp_path / "big.log"
+    big.write_text((data_dir / "debian-6.1-cloud-initcall-smp4.log").read_text() * 3)
+    for args, loaded in (
+        (["analyze", small], "[]"),
+        (["analyze", "--json", small], "[]"),
+        (["analyze", "--json", str(big)], "['numpy']"),
+        (["analyze", "--verbose", small], "['rich']"),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-c", probe, *args], capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.splitlines()[-1] == f"loaded: {loaded}", args
+        assert "Run /init" in done.stdout or "kernel_init_s" in done.stdout

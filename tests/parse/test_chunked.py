@@ -8,13 +8,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from columns_arrays import as_arrays
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bootscope.analyze.breakdown import analyze_boot, analyze_columns, top_gaps
 from bootscope.errors import ParseError
 from bootscope.model import LogLine
-from bootscope.parse import BlockBoots, iter_boots, scan_boots
+from bootscope.parse import SMALL_LOG_CHARS, BlockBoots, LineBoots, iter_boots, scan_boots
 from bootscope.parse.columns import columns_from_lines
 from bootscope.parse.patterns import COMBINED, INITCALL_LITERALS, PATTERNS
 from bootscope.report.json_out import breakdown_to_dict
@@ -45,7 +46,7 @@ def _compare(text: str, size: int) -> int:
     """Assert both paths agree on ``text``; return the number of boots."""
     slow_stream = iter_boots(text.split("\n"))
     slow = [analyze_boot(boot, top_n=5) for boot in slow_stream]
-    fast_stream = scan_boots(_blocks(text, size))
+    fast_stream = scan_boots(_blocks(text, size), line_path_chars=0)
     fast = [analyze_columns(columns, top_n=5) for columns in fast_stream]
     assert fast == slow
     assert [breakdown_to_dict(b) for b in fast] == [breakdown_to_dict(b) for b in slow]
@@ -60,21 +61,31 @@ def test_block_scan_gives_the_per_line_breakdowns_on_every_real_log(name: str, b
     path = str(DATA / name)
     slow_stream = iter_boots(read_text_lines(path))
     slow = [analyze_boot(boot) for boot in slow_stream]
-    fast_stream = scan_boots(read_text_lines(path).blocks(block_bytes))
+    fast_stream = scan_boots(read_text_lines(path).blocks(block_bytes), line_path_chars=0)
     fast = [analyze_columns(columns) for columns in fast_stream]
     assert slow and fast == slow
     assert fast_stream.format == slow_stream.format
     assert fast_stream.warnings == slow_stream.warnings
     # without the full initcall list nothing else changes, and the JSON does not hold that list
-    lean = [analyze_columns(c, all_initcalls=False) for c in scan_boots(read_text_lines(path).blocks())]
+    lean = [
+        analyze_columns(c, all_initcalls=False)
+        for c in scan_boots(read_text_lines(path).blocks(), line_path_chars=0)
+    ]
     assert [breakdown_to_dict(b) for b in lean] == [breakdown_to_dict(b) for b in slow]
 
 
-def test_dmesg_logs_take_the_block_scan(data_dir: Path) -> None:
-    stream = scan_boots(read_text_lines(str(data_dir / "debian-6.1-cloud-initcall-smp4.log")).blocks())
-    assert isinstance(stream, BlockBoots)
+def test_big_dmesg_logs_take_the_block_scan_small_ones_the_line_path(data_dir: Path) -> None:
+    path = data_dir / "debian-6.1-cloud-initcall-smp4.log"  # 100 kB
+    assert isinstance(scan_boots(read_text_lines(str(path)).blocks()), LineBoots)
+    assert isinstance(scan_boots(read_text_lines(str(path)).blocks(), line_path_chars=0), BlockBoots)
+    text = path.read_text()
+    big = [text] * (SMALL_LOG_CHARS // len(text) + 1)  # one boot a block, just over the limit
+    assert isinstance(scan_boots(big), BlockBoots)
+    assert isinstance(scan_boots(big[:-1]), LineBoots)
+    same = [analyze_columns(c) for c in scan_boots(big[:-1], line_path_chars=0)]
+    assert [analyze_columns(c) for c in scan_boots(big[:-1])] == same and len(same) == len(big) - 1
     kmsg = read_text_lines(str(data_dir / "debian-6.1-cloud-smp2-kmsg.log"))
-    assert scan_boots(kmsg.blocks()).format == "kmsg"
+    assert scan_boots(kmsg.blocks(), line_path_chars=0).format == "kmsg"
 
 
 def test_hostile_lines_split_and_parse_as_line_by_line(data_dir: Path) -> None:
@@ -134,7 +145,7 @@ def test_random_logs_agree(lines: list[str], block_chars: int) -> None:
         slow_count = _compare(text, block_chars)
     except ParseError:
         with pytest.raises(ParseError):
-            list(scan_boots(_blocks(text, block_chars)))
+            list(scan_boots(_blocks(text, block_chars), line_path_chars=0))
         return
     assert slow_count >= 1
 
@@ -174,8 +185,9 @@ def _heap_gaps(times: list[float], top_n: int) -> list[tuple[float, int, int]]:
     return sorted(heap, key=lambda item: (-item[0], item[1]))
 
 
+@pytest.mark.parametrize("arrays", [False, True])
 @pytest.mark.parametrize("seed", range(20))
-def test_top_gaps_picks_equal_gaps_as_the_heap_does(seed: int) -> None:
+def test_top_gaps_picks_equal_gaps_as_the_heap_does(seed: int, arrays: bool) -> None:
     rng = random.Random(seed)
     # integer steps make many equal gaps, and steps back make lines that raise nothing
     times = [0.0]
@@ -183,7 +195,8 @@ def test_top_gaps_picks_equal_gaps_as_the_heap_does(seed: int) -> None:
         times.append(times[-1] + rng.choice([0.0, 1.0, 1.0, 2.0, 3.0, -2.0]))
     lines = [LogLine(f"line {i}", t) for i, t in enumerate(times)]
     top_n = rng.randrange(1, 6)
-    gaps, high = top_gaps(columns_from_lines(lines), top_n)
+    columns = columns_from_lines(lines)  # lists: the plain walk; as arrays: the numpy form
+    gaps, high = top_gaps(as_arrays(columns) if arrays else columns, top_n)
     expected = _heap_gaps(times, top_n)
     assert [(g.duration_s, g.before, g.after) for g in gaps] == [
         (d, f"line {b}", f"line {a}") for d, b, a in expected

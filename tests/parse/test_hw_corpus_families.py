@@ -24,7 +24,10 @@ HW = Path(__file__).resolve().parents[1] / "data" / "hw"
 def _boots(name: str) -> list[Breakdown]:
     """The boots of one log by the block scan, after checking that the per-line path agrees."""
     path = str(HW / name)
-    found = [analyze_columns(columns) for columns in scan_boots(read_text_lines(path).blocks(BLOCK_BYTES))]
+    found = [
+        analyze_columns(columns)
+        for columns in scan_boots(read_text_lines(path).blocks(BLOCK_BYTES), line_path_chars=0)
+    ]
     slow = [analyze_boot(boot) for boot in parse_log(read_text_lines(path)).boots]
     assert [b.identity for b in slow] == [b.identity for b in found]
     assert [b.milestones for b in slow] == [b.milestones for b in found]
@@ -110,7 +113,7 @@ def test_arm64_board_whose_clock_starts_at_1_7_s() -> None:
     doubled = parse_log(lines + lines)
     assert len(doubled.boots) == 2
     assert doubled.boots[1][0].text.startswith("Booting Linux on physical CPU")
-    stream = scan_boots(["\n".join(lines + lines) + "\n"])
+    stream = scan_boots(["\n".join(lines + lines) + "\n"], line_path_chars=0)
     assert [b.first_s for b in map(analyze_columns, stream)] == [pytest.approx(1.702674)] * 2
 
 
@@ -159,7 +162,10 @@ def test_riscv64_16_cpus_dmesg_t_wall_clock() -> None:
     assert found.identity.release == "6.12.16-generic"
     assert found.identity.cpus == 16
     assert found.metrics.kernel_init_s == pytest.approx(7.0)
-    stream = scan_boots(read_text_lines(str(HW / "riscv64-spacemit-k3-6.12-dmesg-T.log")).blocks(BLOCK_BYTES))
+    stream = scan_boots(
+        read_text_lines(str(HW / "riscv64-spacemit-k3-6.12-dmesg-T.log")).blocks(BLOCK_BYTES),
+        line_path_chars=0,
+    )
     list(stream)
     assert any("to about 1 s" in warning for warning in stream.warnings)
 
@@ -227,3 +233,71 @@ def test_a_dmesg_continuation_line_is_not_userspace() -> None:
     # line 1016, after Run /init: "               r0p0 status 5 is unknown; treating as r0p0 status 0"
     assert found.metrics.kernel_init_s == pytest.approx(5.246573)
     assert "first_userspace" not in found.milestones
+
+
+def test_x86_2_6_26_timed_initcalls_in_msecs_and_callings_without_a_pid() -> None:
+    found = _one("x86-saa7134-pctv300i-2.6.26-msecs-excerpt.log")
+    slow = analyze_boot(
+        parse_log(read_text_lines(str(HW / "x86-saa7134-pctv300i-2.6.26-msecs-excerpt.log"))).boots[0]
+    )
+    assert found.initcalls == slow.initcalls  # both readers, the same initcalls
+    calls = found.initcalls
+    # seven "initcall NAME+0xOFF/0xSIZE returned 0 after N msecs" lines: 0, 0, 149, 0, 0, 39, 14 ms
+    assert calls.count == 7 and calls.total_s == pytest.approx(0.202)
+    assert [(c.name, c.duration_us) for c in calls.top[:3]] == [
+        ("saa7134_init", 149_000),
+        ("dvb_register", 39_000),
+        ("v4l2_i2c_drv_init", 14_000),
+    ]
+    # "[    1.718095] calling  saa7134_init+0x0/0x4a": 2.6.26 prints no " @ PID", yet the start is
+    # the calling line's, not the returned line's time less the duration
+    assert calls.top[0].start_s == pytest.approx(1.718095) and calls.top[0].pid is None
+    assert not calls.failed and not calls.unfinished
+    assert found.panic is None  # the WARNING trace inside saa7134_init is not a panic
+
+
+def test_arm32_raspberry_pi_5_15_without_an_initramfs() -> None:
+    # "[    0.000000] Booting Linux on physical CPU 0xf00" precedes the banner: one boot, not two
+    found = _one("arm32-raspberrypi2b-5.15-dmesg.log")
+    assert found.identity.release == "5.15.84-v7+" and found.identity.arch == "arm"  # the Pi's -v7 kernel
+    assert found.identity.cpus == 4  # "smp: Brought up 1 node, 4 CPUs"
+    assert found.identity.memory_kb == 970752  # "Memory: 681112K/970752K available"
+    assert found.milestones["smp_start"] == pytest.approx(0.008837)
+    assert found.milestones["smp_done"] == pytest.approx(0.014816)
+    assert found.metrics.kernel_init_s == pytest.approx(3.200510)  # "Run /sbin/init as init process"
+    # the kernel ran the root's init, so there was no initramfs: no initrd time, though systemd
+    # ("systemd 247.3-7+rpi1+deb11u1 running in system mode") starts 0.96 s later
+    assert found.milestones["systemd_start"] == pytest.approx(4.160518)
+    assert found.metrics.initrd_s is None
+
+
+def test_loongarch64_board_log_soft_wrapped_by_a_mail_client() -> None:
+    found = _one("loongarch64-ls2k2000-evb-6.10-dmesg.log")
+    assert found.identity.release == "6.10.0-rc5+"  # the banner's first line; 3 wrapped lines follow
+    assert found.identity.cpus == 2  # "smp: Brought up 1 node, 2 CPUs"
+    assert found.identity.memory_kb == 8099008  # "Memory: 7900832K/8099008K available (20736K kernel code, "
+    assert found.milestones["smp_done"] == pytest.approx(0.001767)
+    assert found.metrics.kernel_init_s == pytest.approx(4.725571)  # "Run /init as init process"
+    assert found.milestones["systemd_start"] == pytest.approx(10.047571)  # "systemd 253.5-2-arch ..."
+    assert found.metrics.initrd_s == pytest.approx(10.047571 - 4.725571)
+    # "[    4.765047] input: HID 0c45:760b System Control as " goes on in the next, unstamped line
+    # ("/devices/pci0000:00/..."): the rest of a kernel line, not userspace
+    assert "first_userspace" not in found.milestones
+
+
+def test_i386_4_18_secondary_cpus_print_with_their_own_clock() -> None:
+    path = str(HW / "i386-celeron-j1900-4.18-dmesg.log")
+    stream = scan_boots(read_text_lines(path).blocks(BLOCK_BYTES), line_path_chars=0)
+    boots = [analyze_columns(columns) for columns in stream]
+    assert len(boots) == 1 and boots == [analyze_boot(b) for b in parse_log(read_text_lines(path)).boots]
+    # "[    0.026585] .... node  #0, CPUs:      #1" then "[    0.004000] Initializing CPU#1", three times
+    assert any("backwards" in w and "3 time(s)" in w for w in stream.warnings)
+    found = boots[0]
+    assert found.identity.release == "4.18.0-16-generic"
+    assert found.identity.arch == "x86"  # i686: the release says nothing, its tsc: lines say x86
+    assert found.identity.cpus == 4 and len(found.cpu_bringup.cpus) == 3
+    assert found.identity.memory_kb == 4082152  # "Memory: 3922664K/4082152K available"
+    assert found.milestones["smp_start"] == pytest.approx(0.026317)
+    assert found.milestones["smp_done"] == pytest.approx(0.029078)
+    assert found.milestones["free_init"] == pytest.approx(1.488036)  # "Freeing unused kernel image memory"
+    assert found.metrics.kernel_init_s is None  # 4.18 prints no "Run /init" line

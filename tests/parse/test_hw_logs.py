@@ -43,7 +43,7 @@ def test_hw_log_boots_release_and_milestones(
     path = str(HW / name)
     # the per-line parser and the block scan agree on the boots
     assert len(parse_log(read_text_lines(path)).boots) == boots
-    stream = scan_boots(read_text_lines(path).blocks(BLOCK_BYTES))
+    stream = scan_boots(read_text_lines(path).blocks(BLOCK_BYTES), line_path_chars=0)
     found = [analyze_columns(columns) for columns in stream]
     assert len(found) == boots == stream.boot_count
     last = found[-1]
@@ -60,7 +60,8 @@ def test_arm64_server_run_init_time() -> None:
         next(
             iter(
                 scan_boots(
-                    read_text_lines(str(HW / "arm64-xgene-mustang-4.19-dmesg.log")).blocks(BLOCK_BYTES)
+                    read_text_lines(str(HW / "arm64-xgene-mustang-4.19-dmesg.log")).blocks(BLOCK_BYTES),
+                    line_path_chars=0,
                 )
             )
         )
@@ -74,7 +75,10 @@ def test_x86_server_cpu_bring_up_across_an_interrupted_progress_line() -> None:
     found = analyze_columns(
         next(
             iter(
-                scan_boots(read_text_lines(str(HW / "x86-epyc7262-romed8-6.3-dmesg.log")).blocks(BLOCK_BYTES))
+                scan_boots(
+                    read_text_lines(str(HW / "x86-epyc7262-romed8-6.3-dmesg.log")).blocks(BLOCK_BYTES),
+                    line_path_chars=0,
+                )
             )
         )
     )

@@ -54,14 +54,14 @@ def _expected(line: str) -> tuple[bool, str, str, str, str, int, bool] | None:
     m = INITCALL_SCAN.match(line)
     if m is None or not m.group(2):
         return None
-    call, name, module, pid, ret, usecs = m.groups()
+    call, name, module, pid, ret, usecs, millis = m.groups()
     return (
         call is not None,
         name,
         module or "",
         pid or "",
         ret or "",
-        int(usecs) if call is None else 0,
+        int(usecs) * (1000 if millis else 1) if call is None else 0,
         call is None and int(ret) != 0,
     )
 
@@ -76,6 +76,8 @@ _PIECES = st.sampled_from(
         "+0x/0x1",
         "+0x1/0x",
         "+0x1/0x2+",
+        "()",
+        "+0x0/0x1b()",
         " [mod]",
         "\t",
         "\x1c",
@@ -103,6 +105,11 @@ _TAILS = st.sampled_from(
         " returned 0 after  5 usecs",
         " returned x after 5 usecs",
         " returned 0 after 5",
+        " returned 0 after 149 msecs",
+        " returned -5 after 0 msecs",
+        " returned 0 after 5 msec",
+        " @ 1 x",
+        " x",
         "",
     ]
 )
@@ -160,5 +167,5 @@ def test_real_initcall_lines_need_no_regex(data_dir: Path, monkeypatch: pytest.M
     text = (data_dir / "debian-6.1-cloud-initcall-smp4.log").read_text().replace("\r\n", "\n").rstrip("\n")
     expected = sum(len(columns_from_lines(boot).initcalls) for boot in iter_boots(text.split("\n")))
     monkeypatch.setattr(initcall_rows, "INITCALL_SCAN", _NoRegex())
-    boots = list(scan_boots([text]))
+    boots = list(scan_boots([text], line_path_chars=0))
     assert sum(len(boot.initcalls) for boot in boots) == expected > 1000

@@ -69,7 +69,10 @@ def test_c_functions_reject_bad_arguments_with_python_errors() -> None:
 def _documents(path: Path) -> list[dict[str, object]] | str:
     text = path.read_text(errors="replace").replace("\r\n", "\n").rstrip("\n")
     try:
-        return [breakdown_to_dict(analyze_columns(boot, top_n=10)) for boot in scan_boots([text])]
+        return [
+            breakdown_to_dict(analyze_columns(boot, top_n=10))
+            for boot in scan_boots([text], line_path_chars=0)
+        ]
     except BootscopeError as error:
         return str(error)
 

@@ -57,4 +57,4 @@ def test_pre_clock_stamps_of_old_kernels_are_clock_zero_not_a_boot() -> None:
     parsed = parse_log(lines)
     assert len(parsed.boots) == 1
     assert [line.guest_s for line in parsed.boots[0]] == [0.0, 0.0, 0.0, 20.504]
-    assert len(list(scan_boots(["\n".join(lines)]))) == 1
+    assert len(list(scan_boots(["\n".join(lines)], line_path_chars=0))) == 1
