@@ -228,7 +228,15 @@ def show_boots(
         breakdown = analyze_columns(chosen, top_n=top_n, marker_regex=marker)
     else:
         breakdown = analyze_boot(chosen, top_n=top_n, marker_regex=marker)
-    heading = f"{title} boot {number} of {found}"
+    show_breakdown(breakdown, screen, f"{title} boot {number} of {found}", top_n, verbose=verbose)
+    for message in breakdown.warnings:
+        print(f"bootscope: warning: {message}", file=sys.stderr)
+    return number
+
+
+def show_breakdown(breakdown: Breakdown, screen: Screen, heading: str, top_n: int, *, verbose: bool) -> None:
+    """Print ``heading`` as a rule, then one boot's glance view on ``screen``, or with ``verbose``
+    its full view (with rich, imported only then); returns None."""
     if verbose:
         from rich.text import Text
 
@@ -242,6 +250,3 @@ def show_boots(
 
         screen.rule(heading)
         render_glance(breakdown, screen, top_n)
-    for message in breakdown.warnings:
-        print(f"bootscope: warning: {message}", file=sys.stderr)
-    return number

@@ -57,22 +57,11 @@ def analyze_stored(
         )
         sys.stdout.write("\n")
     else:
-        heading = f"{title}: variant {record.variant}, outcome {record.outcome}"
+        from bootscope.cli.analyze_cmd import show_breakdown
+
         screen = Screen.stdout()
-        if verbose:
-            from rich.text import Text
-
-            from bootscope.cli.console import view_console
-            from bootscope.report.text import render_breakdown
-
-            out = view_console()
-            out.rule(Text(heading), style="bold")
-            render_breakdown(analysis.breakdown, out, top)
-        else:
-            from bootscope.report.text_glance import render_glance
-
-            screen.rule(heading)
-            render_glance(analysis.breakdown, screen, top)
+        heading = f"{title}: variant {record.variant}, outcome {record.outcome}"
+        show_breakdown(analysis.breakdown, screen, heading, top, verbose=verbose)
         screen.line(f"{title} ({db}): format {analysis.format}")
     for message in (*analysis.warnings, *analysis.breakdown.warnings):
         print(f"bootscope: warning: {message}", file=sys.stderr)

@@ -29,9 +29,6 @@ from bootscope.parse.initcall_rows import PAD_CHARS, read_initcalls
 from bootscope.parse.native import scanner
 from bootscope.parse.patterns import INITCALL_LITERALS, start_pairs, start_prefixes, table_scan
 from bootscope.parse.stream import BANNER, CLOCK_ZERO_S, CPU_LINE, RESET_AFTER_S
-from bootscope.sources.files import BLOCK_BYTES
-
-__all__ = ["BLOCK_BYTES", "BlockBoots"]  # BLOCK_BYTES: the read size this scan is made for
 
 # printk's own stamp, "[%5lu.%06lu]" (kernel/printk/printk.c print_time()), without a caller id
 # after it: the form that numpy reads from fixed positions (see _fixed_stamps). Any other form that

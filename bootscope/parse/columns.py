@@ -4,7 +4,8 @@
 parsed LogLines (any format, a line at a time) with Python lists; ``bootscope.parse.chunked`` fills
 it from a dmesg text block with a few scans in C, with numpy arrays. Both give the same columns for
 the same log. The analysis reads either kind: where it computes on a whole column it has a numpy
-form and a plain twin for lists, proven equal by tests (tests/analyze/test_plain_twins.py). The line
+form and a plain twin for lists, proven equal by tests (tests/analyze/test_initcall_pairing.py,
+tests/parse/test_chunked.py's largest gaps, tests/sources/test_line_ends.py). The line
 path never imports numpy, so a small log is analysed without numpy's import (about 50 ms,
 bench/RESULTS.md start-up).
 """
@@ -18,7 +19,7 @@ from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from bootscope.model import LogLine
-from bootscope.parse.patterns import COMBINED, GROUP_SLICES
+from bootscope.parse.patterns import COMBINED, GROUP_SLICES, initcall_duration_us
 
 if TYPE_CHECKING:
     import numpy as np
@@ -30,7 +31,8 @@ if TYPE_CHECKING:
     Floats = npt.NDArray[np.float64] | list[float]
 
 # Fields of one initcall_debug line as INITCALL_SCAN's groups hold them: (call, name, module, pid,
-# ret, usecs), call "c" for a calling line, "" for a returned one; fields not printed are "".
+# ret, usecs), call "c" for a calling line, "" for a returned one; fields not printed are "";
+# usecs already in us where the line said msecs.
 InitcallRow = tuple[str, str, str, str, str, str]
 # (pattern name, line index, the pattern's groups, the line's guest time in s or None)
 KnownLine = tuple[str, int, tuple[str | None, ...], float | None]
@@ -154,9 +156,7 @@ def columns_from_lines(lines: Sequence[LogLine]) -> BootColumns:
         if name == "initcall_start":
             rows.append(("c", groups[0] or "", groups[1] or "", groups[2] or "", "", ""))
         elif name == "initcall_done":
-            usecs = groups[3] or ""
-            if groups[4]:  # 2.6.25-2.6.28: "after N msecs"
-                usecs = str(int(usecs) * 1000)
+            usecs = str(initcall_duration_us(groups[3] or "", groups[4]))
             rows.append(("", groups[0] or "", groups[1] or "", "", groups[2] or "", usecs))
         if name in INITCALL_PATTERNS:
             t = times[index]

@@ -22,7 +22,7 @@ import numpy.typing as npt
 
 from bootscope.parse.columns import InitcallColumns
 from bootscope.parse.native import scanner
-from bootscope.parse.patterns import INITCALL_SCAN, INITCALL_TOKEN
+from bootscope.parse.patterns import INITCALL_SCAN, INITCALL_TOKEN, initcall_duration_us
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
@@ -318,7 +318,7 @@ def _regex_rows(fields: InitcallFields, start: IntArray, end: IntArray, ok: Bool
         fields.is_call[row] = called
         fields.name_ids[row] = ids.setdefault(m.group(2), len(ids))
         fields.failing[row] = not called and int(m.group(5)) != 0
-        fields.usecs[row] = 0 if called else int(m.group(6)) * (1000 if m.group(7) else 1)
+        fields.usecs[row] = 0 if called else initcall_duration_us(m.group(6), m.group(7))
 
 
 def _digits_before(padded: npt.NDArray[Any], end: IntArray) -> tuple[IntArray, IntArray, BoolArray]:

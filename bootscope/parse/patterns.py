@@ -61,8 +61,16 @@ _FN = _FN_TOKEN + r"(?: \[([^\]\s]+)\])?"
 # " @ PID" since 2.6.27; 2.6.25 and 2.6.26 printed the name alone. The line ends there (or a space
 # follows), so that a name holding a "+" is not cut short where no pid follows.
 _CALL_TAIL = r"(?: @ (\d+))?(?!\S)"
-# "after N usecs" since 2.6.29; 2.6.25 to 2.6.28 printed "after N msecs" (the last group: "m")
-_DONE_TAIL = r" returned (-?\d+) after (\d+) (?:usecs|(m)secs)"
+# "after N usecs" since 2.6.29; 2.6.25 to 2.6.28 printed "after N msecs" (the last group: "m"). Its
+# groups: the return value, the number, the unit (initcall_duration_us reads the last two).
+DONE_TAIL = r" returned (-?\d+) after (\d+) (?:usecs|(m)secs)"
+
+
+def initcall_duration_us(number: str, unit: str | None) -> int:
+    """Return a returned initcall's duration in us from DONE_TAIL's number and unit groups ("m":
+    the number is in ms). Raises ValueError if ``number`` is not digits."""
+    return int(number) * (1000 if unit else 1)
+
 
 # kernel/panic.c prints "Kernel panic - not syncing: ..."; arch/x86/kernel/dumpstack.c prints "Oops: ..."
 # (__die_header); "BUG: ..." comes from many places (arch/x86/mm/fault.c, kernel/watchdog.c,
@@ -174,7 +182,7 @@ PATTERNS: tuple[Pattern, ...] = (
     _p("run_init", r"Run (/\S+) as init process", "init/main.c", "R", (("R", "u"),), ("Run /",)),
     # init/main.c do_one_initcall() with initcall_debug: trace_initcall_start_cb()/..._finish_cb()
     _p("initcall_start", r"calling  " + _FN + _CALL_TAIL, "init/main.c", "c"),
-    _p("initcall_done", r"initcall " + _FN + _DONE_TAIL, "init/main.c", "i"),
+    _p("initcall_done", r"initcall " + _FN + DONE_TAIL, "init/main.c", "i"),
     # systemd src/core/main.c: PID 1's first line, "systemd VERSION running in system mode (...)",
     # stamped on the printk clock with systemd.log_target=kmsg and in the journal (short-monotonic). An
     # initramfs that runs systemd prints one too: a boot's last one is the real root's. Distribution
@@ -227,12 +235,11 @@ COMBINED: re.Pattern[str] = re.compile("^" + _ALTERNATION, re.MULTILINE)
 # Both initcall_debug entries in one regex whose groups are one row (call, name, module, pid, ret,
 # usecs, m; m is "m" where the duration is in ms): ``call`` is "c" for a calling line and "" for a
 # returned line, whose tail the conditional group then requires; a ``findall`` returns each line's
-# fields in the same columns. Each starts
-# with a literal that no earlier entry of the table can match (tests/parse/test_chunked.py checks
-# that), so such a line is always an initcall line.
+# fields in the same columns. Each starts with a literal that no earlier entry of the table can match
+# (tests/parse/test_chunked.py checks that), so such a line is always an initcall line.
 INITCALL_LITERALS: tuple[str, ...] = ("calling  ", "initcall ")
 INITCALL_SCAN: re.Pattern[str] = re.compile(
-    r"(?:(?P<call>c)alling  |initcall )" + _FN + "(?(call)" + _CALL_TAIL + "|" + _DONE_TAIL + ")"
+    r"(?:(?P<call>c)alling  |initcall )" + _FN + "(?(call)" + _CALL_TAIL + "|" + DONE_TAIL + ")"
 )
 
 # The name and offset of an initcall line without the module, to ``fullmatch`` the text between the

@@ -11,6 +11,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from bootscope.parse.patterns import DONE_TAIL, initcall_duration_us
+
 # init/main.c start_kernel() prints linux_banner (init/version.c)
 _BANNER_RE = re.compile(r"Linux version (\S+)")
 # 2.6 arch/x86/kernel/process_{32,64}.c __show_regs() and lib/dump_stack.c (3.x on): a warning's
@@ -28,10 +30,7 @@ _CPUS_RES = (
 )
 # init/main.c do_one_initcall_debug(): "initcall NAME returned R after N usecs" (2.6.29 on) and
 # "... after N msecs" (2.6.25 to 2.6.28, where the name may carry "()" after its offset)
-_INITCALL_RE = re.compile(
-    r"initcall (\S+?)(?:\+0x[0-9a-f]+/0x[0-9a-f]+)?(?:\(\))?(?: \[\S+\])?"
-    r" returned (-?\d+) after (\d+) (usecs|msecs)"
-)
+_INITCALL_RE = re.compile(r"initcall (\S+?)(?:\+0x[0-9a-f]+/0x[0-9a-f]+)?(?:\(\))?(?: \[\S+\])?" + DONE_TAIL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,8 +63,7 @@ def read_untimed(lines: Iterable[str]) -> UntimedFacts:
     initcalls: list[UntimedInitcall] = []
     for line in lines:
         if "initcall " in line and (m := _INITCALL_RE.search(line)):
-            scale = 1000 if m[4] == "msecs" else 1
-            initcalls.append(UntimedInitcall(m[1], int(m[2]), int(m[3]) * scale))
+            initcalls.append(UntimedInitcall(m[1], int(m[2]), initcall_duration_us(m[3], m[4])))
             continue
         if (m := _BANNER_RE.search(line)) is not None:
             release, cpus, initcalls = m[1], None, []

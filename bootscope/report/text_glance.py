@@ -149,16 +149,17 @@ def _phases(b: Breakdown, screen: Screen) -> None:
     if measured:
         # the bar is what a narrow screen gives up first: shorter, then none
         bar_width = min(GLANCE_BAR_WIDTH, screen.width_cells - _PHASE_FIXED_COLUMNS)
+        with_bar = bar_width >= MIN_BAR_WIDTH
         columns = (
             Column("phase"),
             *(Column(name, right=True) for name in ("start s", "end s", "duration s", "share")),
-            *((Column(""),) if bar_width >= MIN_BAR_WIDTH else ()),
+            *((Column(""),) if with_bar else ()),
         )
         table = TextTable(columns, title="Phases")
         for p in measured:
             share = "-" if p.share is None else f"{p.share:.0%}"
             cells = (p.name, seconds(p.start_s), seconds(p.end_s), seconds(p.duration_s), share)
-            table.add_row(*cells, *((bar(p.share or 0.0, bar_width),) if len(columns) > len(cells) else ()))
+            table.add_row(*cells, *((bar(p.share or 0.0, bar_width),) if with_bar else ()))
         screen.table(table)
     missing = [p for p in b.phases if p not in measured]
     if missing and not measured:
@@ -202,8 +203,8 @@ def _initcalls(b: Breakdown, screen: Screen, top_n: int) -> None:
         f"Initcalls: {calls.count}, {calls.total_s:.3f} s in total, {len(calls.failed)} failed,"
         f" {len(calls.unfinished)} never returned"
     )
-    columns = (Column("initcall"), Column("start s", True), Column("duration ms", True), Column("ret", True))
-    table = TextTable(columns)
+    numbers = (Column(name, right=True) for name in ("start s", "duration ms", "ret"))
+    table = TextTable((Column("initcall"), *numbers))
     for row in initcall_cells(calls, top_n):
         table.add_row(*row)
     screen.table(table)
@@ -227,7 +228,7 @@ def _cpus(b: Breakdown, screen: Screen) -> None:
         return
     parallel = seconds(bring.parallel_estimate_s)
     screen.line(f"CPU bring-up: {count} CPUs{took}, if parallel (slowest CPU) {parallel} s")
-    table = TextTable((Column("cpu", True), Column("start s", True), Column("duration s", True)))
+    table = TextTable(tuple(Column(name, right=True) for name in ("cpu", "start s", "duration s")))
     for c in bring.cpus:
         table.add_row(str(c.cpu), seconds(c.start_s), seconds(c.duration_s))
     screen.table(table)

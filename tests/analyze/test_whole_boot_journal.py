@@ -14,8 +14,7 @@ from cli_here import run_in_process
 
 from bootscope.analyze.breakdown import analyze_columns
 from bootscope.parse import scan_boots
-from bootscope.parse.chunked import BLOCK_BYTES
-from bootscope.sources.files import read_text_lines
+from bootscope.sources.files import BLOCK_BYTES, read_text_lines
 
 MONOTONIC = "debian-12-image-journal-b-short-monotonic.log"
 WALL = "debian-12-image-journal-b-short.log"

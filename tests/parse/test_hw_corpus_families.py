@@ -15,8 +15,7 @@ import pytest
 from bootscope.analyze.breakdown import analyze_boot, analyze_columns
 from bootscope.model import Breakdown, Panic
 from bootscope.parse import parse_log, scan_boots
-from bootscope.parse.chunked import BLOCK_BYTES
-from bootscope.sources.files import read_text_lines
+from bootscope.sources.files import BLOCK_BYTES, read_text_lines
 
 HW = Path(__file__).resolve().parents[1] / "data" / "hw"
 

@@ -11,8 +11,7 @@ from pathlib import Path
 
 from bootscope.analyze.breakdown import analyze_columns
 from bootscope.parse import detect_format, parse_log, scan_boots
-from bootscope.parse.chunked import BLOCK_BYTES
-from bootscope.sources.files import read_text_lines
+from bootscope.sources.files import BLOCK_BYTES, read_text_lines
 
 LOG = Path(__file__).resolve().parents[1] / "data" / "hw" / "arm64-siemens-foxxy-5.10-journalctl.log"
 
