@@ -29,11 +29,11 @@ from pathlib import Path
 from typing import Any
 
 from bench.results import write_section
-from bootscope.lab.dask_run import dask_executor
-from bootscope.lab.execute import start_experiment
-from bootscope.lab.fake import FakeTarget
-from bootscope.lab.plan import Plan, VariantSpec
+from bootscope.lab.executors.dask import dask_executor
+from bootscope.lab.plans.boot import Plan, VariantSpec
+from bootscope.lab.targets.fake import FakeTarget
 from bootscope.store import Store
+from bootscope.usecases.run import start_experiment
 
 _WORKER_LINE = re.compile(r"bootscope worker: worker (tcp://\S+):")
 

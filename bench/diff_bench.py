@@ -29,9 +29,9 @@ SOURCE = ROOT / "tests" / "data" / "debian-6.1-cloud-initcall-smp4.log"
 sys.path.insert(0, str(ROOT / "tests"))  # the synthetic-boot maker the tests use
 from planted_logs import store_planted_run  # noqa: E402
 
-from bootscope.lab.diff import diff_run  # noqa: E402
 from bootscope.report.diff_out import to_json  # noqa: E402
 from bootscope.store import Store  # noqa: E402
+from bootscope.usecases.diff import diff_run  # noqa: E402
 
 PLANTED = "init_kprobe_trace"
 

@@ -14,9 +14,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from bootscope.lab.views import boots_from_logs
 from bootscope.metrics import DEFINITIONS
 from bootscope.report.html import render_boot_report
+from bootscope.usecases.views import boots_from_logs
 
 SOURCE = Path(__file__).resolve().parents[1] / "tests" / "data" / "debian-6.1-cloud-initcall-smp4.log"
 STAMP = re.compile(r"^\[\s*(\d+\.\d+)\] (.*)$")

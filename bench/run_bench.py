@@ -32,13 +32,13 @@ from pathlib import Path
 
 from bench.results import write_section
 from bootscope.analyze.captured import terminal_text
-from bootscope.lab import execute
-from bootscope.lab.boot import BootWorkload
-from bootscope.lab.plan import Plan, VariantSpec
-from bootscope.lab.target import LocalQemu
+from bootscope.lab.plans.boot import Plan, VariantSpec
+from bootscope.lab.qemu.process import BootConfig
+from bootscope.lab.targets.qemu import LocalQemu
+from bootscope.lab.workloads.boot import BootWorkload
 from bootscope.model import Boot, LogLine
-from bootscope.sources.qemu import BootConfig
 from bootscope.store import BootRecord, Store
+from bootscope.usecases import run as execute
 
 ICOUNT_SHIFT = 3
 _COLUMNS = (

@@ -20,12 +20,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from bench.results import write_section
-from bootscope.lab.execute import start_experiment, start_kexec
-from bootscope.lab.fake import FakeTarget
-from bootscope.lab.kexec_plan import KexecPlan, KexecVariant
-from bootscope.lab.plan import Plan, VariantSpec
+from bootscope.lab.plans.boot import Plan, VariantSpec
+from bootscope.lab.plans.kexec import KexecPlan, KexecVariant
 from bootscope.lab.runner import RunResult
+from bootscope.lab.targets.fake import FakeTarget
 from bootscope.store import Store
+from bootscope.usecases.run import start_experiment, start_kexec
 
 TARGET_MS = 5.0
 

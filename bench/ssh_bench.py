@@ -81,8 +81,8 @@ def _bare_reboot(port: int, known: Path) -> float:
 
 def from_db(db: str) -> str:
     """Return the RESULTS section for the kexec reboots stored in ``db`` (see the module's docstring)."""
-    from bootscope.lab.ssh_collect import split_console
-    from bootscope.lab.ssh_reboot import console_marks
+    from bootscope.lab.workloads.ssh_collect import split_console
+    from bootscope.lab.workloads.ssh_reboot import console_marks
     from bootscope.store import Store
 
     rows = []

@@ -17,9 +17,9 @@ import time
 from pathlib import Path
 
 from bench.results import write_section
-from bootscope.lab.plan import Plan, VariantSpec
-from bootscope.lab.sweep import expand_grid, parse_param, run_sweep, sweep_plan
+from bootscope.lab.plans.boot import Plan, VariantSpec
 from bootscope.store import Store
+from bootscope.usecases.sweep import expand_grid, parse_param, run_sweep, sweep_plan
 
 GRID = ("rcupdate.rcu_expedited=0,1", "mem=256,384,512")
 

@@ -147,7 +147,7 @@ class Metrics:
     initrd_s: float | None = None
     systemd_userspace_s: float | None = None
     login_prompt_s: float | None = None
-    # A machine rebooted over SSH (bootscope.lab.ssh_workload), on the host clock: order -> SSH back,
+    # A machine rebooted over SSH (bootscope.lab.workloads.ssh), on the host clock: order -> SSH back,
     # and order -> SSH no longer answering.
     reboot_downtime_s: float | None = None
     reboot_shutdown_s: float | None = None

@@ -59,7 +59,7 @@ def default_image() -> object:
     key, so that the SSH target tests can serve it too), built once into the user's cache by bootscope
     itself and reused while its recipe is unchanged. A machine that cannot build it (not root, no
     debootstrap, no mirror) fails the tests that need it."""
-    from bootscope.sources.image import build_image, make_recipe
+    from bootscope.lab.qemu.image import build_image, make_recipe
 
     key = ssh_test_key()
     recipe = make_recipe(

@@ -18,12 +18,12 @@ from pathlib import Path
 
 from distributed import LocalCluster
 
-from bootscope.lab.fake import FakeTarget
-from bootscope.lab.latency_place import DONE_MARKER
-from bootscope.lab.target import LineCallback, StartCallback
+from bootscope.lab.qemu.process import BootConfig
+from bootscope.lab.targets.fake import FakeTarget
+from bootscope.lab.targets.qemu import LineCallback, StartCallback
+from bootscope.lab.workloads.latency_place import DONE_MARKER
 from bootscope.model import Boot, LogLine
 from bootscope.parse.latency_transcript import section_line
-from bootscope.sources.qemu import BootConfig
 
 HERE = Path(__file__).parent
 REPO = HERE.parent

@@ -52,7 +52,7 @@ def _index_has_pinned_version() -> bool:
 
 
 def _newest_cached_cloud() -> tuple[Path, str] | None:
-    from bootscope.sources.kernels import list_kernels
+    from bootscope.lab.qemu.kernels import list_kernels
 
     cloud = [
         k for k in list_kernels(offered=False).cached if k.package.endswith("-cloud-amd64") and k.version
@@ -69,7 +69,7 @@ def pinned_cloud_kernel() -> tuple[Path, list[str]]:
     Raises KernelPinError when offline with no cached cloud kernel; BootError from bootscope when a
     download fails.
     """
-    from bootscope.sources.kernels import fetch_package, kernels_dir, list_kernels, resolve_kernel
+    from bootscope.lab.qemu.kernels import fetch_package, kernels_dir, list_kernels, resolve_kernel
 
     pinned = f"{PINNED_PACKAGE} {PINNED_VERSION}"
     cached = [

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from bootscope.lab.latency_place import LocalPlace, Measurement
-from bootscope.lab.latency_plan import LatencyVariant
-from bootscope.lab.target import Target
-from bootscope.lab.workload import SlotRun
+from bootscope.lab.plans.latency import LatencyVariant
+from bootscope.lab.targets.qemu import Target
+from bootscope.lab.workloads.latency_place import LocalPlace, Measurement
+from bootscope.lab.workloads.protocol import SlotRun
 
 
 class CtrlCOnSecondRun:

@@ -15,10 +15,10 @@ from dataclasses import dataclass, replace
 
 from bootscope import defaults
 from bootscope.analyze.breakdown import analyze_boot
-from bootscope.analyze.systemd import login_prompt_s, systemd_accounting
-from bootscope.errors import ParseError
-from bootscope.metrics import KERNEL_INIT_S
-from bootscope.model import Breakdown, LogLine, SystemdAccounting, UnitSpan
+from bootscope.analyze.systemd import fault_note, login_prompt_s, systemd_accounting
+from bootscope.errors import BootscopeError, ParseError
+from bootscope.metrics import BOOT_METRICS, KERNEL_INIT_S
+from bootscope.model import Boot, Breakdown, LogLine, Outcome, SystemdAccounting, UnitSpan
 from bootscope.parse import parse_captured
 
 # Firmware's terminal resets (ESC c, ESC [2J) can share a line with the marker when the kernel is
@@ -95,3 +95,30 @@ def analyze_captured(
     return CapturedAnalysis(
         replace(breakdown, metrics=metrics), fmt_name, warnings, note, tuple(lines), systemd_accounting(lines)
     )
+
+
+def measure(
+    boot: Boot,
+    marker: str,
+    release_hint: str | None,
+    names: tuple[str, ...] = BOOT_METRICS,
+    *,
+    full_userspace: bool = False,
+) -> tuple[dict[str, float | None], str | None, str]:
+    """Return (the metrics ``names`` in seconds, kernel release, note) for one boot; ``marker`` is the
+    variant's marker regex. The note says why a boot could not be (fully) analysed and, for a
+    ``full_userspace`` boot (a system image), the units still starting and the last lines of one that
+    timed out, "Bootup is not yet finished" and failed units. Never raises for a bad log."""
+    try:
+        analysis = analyze_captured(
+            boot.lines, host_start_ns=boot.host_start_ns, marker_regex=user_marker(marker)
+        )
+    except BootscopeError as error:
+        return {}, release_hint, f"not analysed: {error}"
+    metrics = {name: getattr(analysis.breakdown.metrics, name) for name in names}
+    note = analysis.note
+    if full_userspace:
+        # Say which unit held the boot up, that systemd had not finished, which units failed.
+        fault = fault_note(analysis.lines, analysis.systemd, boot.outcome is Outcome.TIMEOUT)
+        note = "; ".join(part for part in (note, fault) if part)
+    return metrics, analysis.breakdown.identity.release or release_hint, note

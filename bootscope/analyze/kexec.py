@@ -27,7 +27,7 @@ from bootscope.errors import ParseError
 from bootscope.model import Boot, LogLine, Metrics, Outcome
 from bootscope.parse import parse_captured
 
-# Printed by the chain's /init (bootscope.sources.kexec), e.g. "BOOTSCOPE-MARKER kexec-exec uptime=6.49
+# Printed by the chain's /init (bootscope.lab.qemu.kexec_chain), e.g. "BOOTSCOPE-MARKER kexec-exec uptime=6.49
 # hop=0"; the plain initramfs prints "BOOTSCOPE-MARKER uptime=3.28" (no name: it is the init marker).
 MARKER_RE = re.compile(
     re.escape(defaults.MARKER_PREFIX)

@@ -163,7 +163,7 @@ def _systemd_text(path: str, out: Screen | None, document: io.StringIO | None, t
 
 
 def _table_console() -> Console:
-    from bootscope.cli.console import view_console
+    from bootscope.report.console import view_console
 
     return view_console()
 
@@ -228,25 +228,9 @@ def show_boots(
         breakdown = analyze_columns(chosen, top_n=top_n, marker_regex=marker)
     else:
         breakdown = analyze_boot(chosen, top_n=top_n, marker_regex=marker)
+    from bootscope.report.boot_view import show_breakdown  # the text views: not for --format json
+
     show_breakdown(breakdown, screen, f"{title} boot {number} of {found}", top_n, verbose=verbose)
     for message in breakdown.warnings:
         print(f"bootscope: warning: {message}", file=sys.stderr)
     return number
-
-
-def show_breakdown(breakdown: Breakdown, screen: Screen, heading: str, top_n: int, *, verbose: bool) -> None:
-    """Print ``heading`` as a rule, then one boot's glance view on ``screen``, or with ``verbose``
-    its full view (with rich, imported only then); returns None."""
-    if verbose:
-        from rich.text import Text
-
-        from bootscope.report.text import render_breakdown
-
-        console = _table_console()
-        console.rule(Text(heading), style="bold")
-        render_breakdown(breakdown, console, top_n)
-    else:
-        from bootscope.report.text_glance import render_glance
-
-        screen.rule(heading)
-        render_glance(breakdown, screen, top_n)

@@ -1,7 +1,7 @@
 """``bootscope analyze --run ID --boot K``: analyze a boot that ``bootscope run`` stored.
 
 The stored log is the raw console capture with host arrival times; it is read again exactly as
-``bootscope run`` read it when the boot ended (:mod:`bootscope.lab.stored`), so the host-side
+``bootscope run`` read it when the boot ended (:mod:`bootscope.analyze.stored`), so the host-side
 metrics appear, a ``quiet`` console still shows what can be measured, and a better parser later gives
 better answers for old runs.
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
+from bootscope.analyze.stored import analyze_stored_boot
 from bootscope.errors import InputError
-from bootscope.lab.stored import analyze_stored_boot
 from bootscope.report.screen import Screen
 from bootscope.store import Store
 
@@ -57,7 +57,7 @@ def analyze_stored(
         )
         sys.stdout.write("\n")
     else:
-        from bootscope.cli.analyze_cmd import show_breakdown
+        from bootscope.report.boot_view import show_breakdown
 
         screen = Screen.stdout()
         heading = f"{title}: variant {record.variant}, outcome {record.outcome}"

@@ -10,13 +10,13 @@ import typer
 
 from bootscope.amounts import UNIT_FACTORS, parse_amount
 from bootscope.cli import options
-from bootscope.cli.console import output_console
 from bootscope.defaults import ALPHA, BOOTSTRAP_SEED, DEFAULT_DB
 from bootscope.errors import InputError
-from bootscope.lab.samples import parse_numbers, read_numbers, values_from_logs, values_from_run
 from bootscope.metrics import DEFAULT_METRIC
 from bootscope.model import Comparison
 from bootscope.report import compare_out, mail
+from bootscope.report.console import output_console
+from bootscope.usecases.samples import parse_numbers, read_numbers, values_from_logs, values_from_run
 
 FORMATS = ("table", "json", "markdown", "csv", "mail")
 

@@ -12,14 +12,14 @@ import typer
 
 from bootscope import defaults
 from bootscope.cli import options
-from bootscope.cli.console import output_console
 from bootscope.errors import InputError
 from bootscope.metrics import DEFAULT_METRIC, LOGIN_PROMPT_S, SYSTEMD_USERSPACE_S
+from bootscope.report.console import output_console
 
 if TYPE_CHECKING:
-    from bootscope.lab.diff import BootParts
-    from bootscope.lab.reference import CheckResult
     from bootscope.store import Store
+    from bootscope.usecases.diff import BootParts
+    from bootscope.usecases.reference import CheckResult
 
 DIFF_FORMATS = ("table", "json", "mail", "html")
 CHECK_FORMATS = ("table", "json")
@@ -81,8 +81,8 @@ def diff(
     ] = None,
 ) -> None:
     """What got slower: every phase, initcall, CPU, gap and unit compared, ranked by share of the total."""
-    from bootscope.lab.diff import check_kinds, diff_parts, diff_run, parts_from_logs
     from bootscope.report import diff_out
+    from bootscope.usecases.diff import check_kinds, diff_parts, diff_run, parts_from_logs
 
     options.check_format(fmt, DIFF_FORMATS)
     _check_metric(metric)
@@ -159,7 +159,7 @@ def _split_run(text: str) -> tuple[str, str | None]:
 def _run_variant_parts(
     store: Store, text: str, metric: str, every_component: bool = False
 ) -> tuple[str | None, list[BootParts]]:
-    from bootscope.lab.diff import parts_from_run
+    from bootscope.usecases.diff import parts_from_run
 
     run, variant = _split_run(text)
     run_id, by_variant = parts_from_run(store, run, metric, every_component=every_component)
@@ -181,9 +181,9 @@ def baseline_save(
     db: options.Db = defaults.DEFAULT_DB,
 ) -> None:
     """Write a stored variant's samples (every metric, every component) as a versioned reference file."""
-    from bootscope.lab.reference import reference_document
     from bootscope.report.atomic import write_text_atomically
     from bootscope.store import Store
+    from bootscope.usecases.reference import reference_document
 
     with Store.open(db) as store:
         # Every component, the userspace phases and systemd's units too: `check --metric` picks
@@ -217,9 +217,9 @@ def check(
 ) -> int:
     """For CI: new boots against a reference; exit 0 pass, 1 regression (named), 125 cannot tell."""
     from bootscope.amounts import parse_amount
-    from bootscope.lab.bisect import parse_threshold
-    from bootscope.lab.diff import parts_from_logs
-    from bootscope.lab.reference import check_boots, load_reference
+    from bootscope.usecases.bisect import parse_threshold
+    from bootscope.usecases.diff import parts_from_logs
+    from bootscope.usecases.reference import check_boots, load_reference
 
     options.check_format(fmt, CHECK_FORMATS)
     _check_metric(metric)

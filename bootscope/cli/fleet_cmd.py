@@ -15,9 +15,9 @@ import typer
 
 from bootscope import defaults
 from bootscope.cli import options
-from bootscope.cli.console import output_console
 from bootscope.errors import InputError, ParseError
 from bootscope.metrics import DEFAULT_METRIC
+from bootscope.report.console import output_console
 
 app = typer.Typer(
     name="fleet",
@@ -45,9 +45,9 @@ def _fields(text: str) -> list[str]:
 
 
 def _view(db: str, parquet: Path | None):  # type: ignore[no-untyped-def]
-    from bootscope.lab.fleet_query import FleetView
     from bootscope.store import Store
     from bootscope.store.parquet import default_parquet_dir, refresh_parquet
+    from bootscope.usecases.fleet.query import FleetView
 
     if "://" not in db and not Path(db).exists():
         raise InputError(f"no database {db} (pass --db)")
@@ -80,10 +80,10 @@ def fleet_import(
 ) -> None:
     """Import many boot logs (any format analyze reads, LAVA output.yaml, KCIDB JSON) with host
     metadata, analysing them on every core; a file already imported is skipped, a bad one listed."""
-    from bootscope.lab.fleet_import import import_fleet
     from bootscope.report.fleet_out import import_json, render_import
     from bootscope.store import Store
     from bootscope.store.parquet import default_parquet_dir, refresh_parquet
+    from bootscope.usecases.fleet.importer import import_fleet
 
     options.check_format(fmt, options.TABLE_JSON)
     if jobs is not None and jobs < 1:
@@ -108,8 +108,8 @@ def summary(
 ) -> None:
     """Per group: boots, p50/p90/p99 with distribution-free 95% intervals, failures with an exact
     binomial interval."""
-    from bootscope.lab.fleet_query import summary as run_summary
     from bootscope.report.fleet_out import render_summary, summary_json
+    from bootscope.usecases.fleet.query import summary as run_summary
 
     options.check_format(fmt, options.TABLE_JSON)
     result = run_summary(_view(db, parquet), metric, _fields(by))
@@ -130,8 +130,8 @@ def outliers(
     fmt: Format = "table",
 ) -> None:
     """Boots far from their group's median, in MADs (modified z-score, Iglewicz and Hoaglin)."""
-    from bootscope.lab.fleet_query import outliers as find_outliers
     from bootscope.report.fleet_out import outliers_json, render_outliers
+    from bootscope.usecases.fleet.query import outliers as find_outliers
 
     options.check_format(fmt, options.TABLE_JSON)
     if not z_cut > 0:
@@ -164,8 +164,8 @@ def compare(
 ) -> None:
     """Canary against control, stratum by stratum (Hodges-Lehmann) and pooled (van Elteren); exit 1
     when the canary is slower."""
-    from bootscope.lab.fleet_query import compare_cohorts
     from bootscope.report.fleet_out import compare_json, render_compare
+    from bootscope.usecases.fleet.query import compare_cohorts
 
     options.check_format(fmt, options.TABLE_JSON)
     if not 0 < alpha < 1:

@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from bootscope import defaults
-from bootscope.cli.console import error_console, output_console
+from bootscope.report.console import error_console, output_console
 
 app = typer.Typer(
     name="image",
@@ -43,7 +43,7 @@ def build(
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Build again even if cached.")] = False,
 ) -> None:
     """Build (or find in the cache) a bootable Debian image with debootstrap; needs root."""
-    from bootscope.sources.image import build_image, make_recipe
+    from bootscope.lab.qemu.image import build_image, make_recipe
 
     err = error_console()
     recipe = make_recipe(
@@ -70,7 +70,7 @@ def build(
 @app.command("list")
 def list_() -> None:
     """List the named images in the user's cache."""
-    from bootscope.sources.image import images_dir, list_images
+    from bootscope.lab.qemu.image import images_dir, list_images
 
     out = output_console()
     images = list_images()
@@ -122,9 +122,9 @@ def serve(
     import signal
     import threading
 
-    from bootscope.sources.image import find_image
-    from bootscope.sources.serve import ServeConfig, known_hosts_lines
-    from bootscope.sources.serve import serve as serve_image
+    from bootscope.lab.qemu.image import find_image
+    from bootscope.lab.qemu.serve import ServeConfig, known_hosts_lines
+    from bootscope.lab.qemu.serve import serve as serve_image
 
     out = output_console()
     err = error_console()

@@ -8,8 +8,8 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from bootscope.cli.console import output_console
-from bootscope.sources.kernels import list_kernels, resolve_kernel
+from bootscope.lab.qemu.kernels import list_kernels, resolve_kernel
+from bootscope.report.console import output_console
 
 
 def kernels(

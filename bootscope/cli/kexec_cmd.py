@@ -1,6 +1,6 @@
 """`bootscope kexec`: measure kexec reboot downtime, chain by chain, and compare variants.
 
-Thin: options are parsed here, the run is :func:`bootscope.lab.execute.start_kexec` (the kexec
+Thin: options are parsed here, the run is :func:`bootscope.usecases.run.start_kexec` (the kexec
 workload on the one runner, which stores every reboot as it completes), and the summary is read
 back from the store.
 """
@@ -18,11 +18,11 @@ from rich.text import Text
 
 from bootscope import defaults
 from bootscope.cli import options
-from bootscope.cli.console import output_console
 from bootscope.cli.signals import stop_on_signals
 from bootscope.errors import BootError, InputError
+from bootscope.lab.qemu import kexec_chain as chain
 from bootscope.metrics import KEXEC_DOWNTIME_S
-from bootscope.sources import kexec as chain
+from bootscope.report.console import output_console
 
 if TYPE_CHECKING:
     from bootscope.lab.progress import Reporter
@@ -94,21 +94,21 @@ def kexec(
     Exit status 0 when every kernel of every chain ended ok, 3 when any failed (kexec-error, timeout,
     panic; after printing and storing all), 2 for bad options.
     """
-    from bootscope.cli.run_out import print_notes, print_run, run_document  # scipy: only when run
-    from bootscope.lab.execute import resume_experiment, start_kexec
-    from bootscope.lab.executor import open_executor
-    from bootscope.lab.kexec import resolve_to
-    from bootscope.lab.kexec_plan import (
+    from bootscope.lab.executors import open_executor
+    from bootscope.lab.plans.boot import resolve_seed
+    from bootscope.lab.plans.kexec import (
         KexecPlan,
         KexecVariant,
         build_variants,
         ignored_options,
         validate_kexec_plan,
     )
-    from bootscope.lab.plan import resolve_seed
     from bootscope.lab.progress import RichReporter, SilentReporter
-    from bootscope.lab.summary import summarize_run
+    from bootscope.lab.workloads.kexec import resolve_to
+    from bootscope.report.run_out import print_notes, print_run, run_document  # scipy: only when run
     from bootscope.store import Store
+    from bootscope.usecases.run import resume_experiment, start_kexec
+    from bootscope.usecases.summary import summarize_run
 
     as_json = options.output_format(fmt, as_json) == "json"
     console = output_console()

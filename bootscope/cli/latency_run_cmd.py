@@ -66,16 +66,16 @@ def run(
 
     With ``--executor dask://HOST:PORT`` each run is measured on a `bootscope worker`: ``local`` is
     then the worker's machine (each run records which), a QEMU target boots on the worker."""
-    from bootscope.cli.console import error_console
     from bootscope.cli.signals import stop_on_signals
     from bootscope.lab import runner
-    from bootscope.lab.executor import open_executor
-    from bootscope.lab.latency_plan import build_latency_plan, duration_s
-    from bootscope.lab.latency_run import LatencySettings
-    from bootscope.lab.latency_workload import LatencyWorkload
-    from bootscope.lab.plan import resolve_seed
+    from bootscope.lab.executors import open_executor
+    from bootscope.lab.plans.boot import resolve_seed
+    from bootscope.lab.plans.latency import build_latency_plan, duration_s
+    from bootscope.lab.plans.latency_tools import LatencySettings
     from bootscope.lab.progress import RichReporter, SilentReporter
-    from bootscope.lab.target import LocalQemu
+    from bootscope.lab.targets.qemu import LocalQemu
+    from bootscope.lab.workloads.latency import LatencyWorkload
+    from bootscope.report.console import error_console
     from bootscope.store import Store
 
     fmt = options.check_format(fmt, RUN_FORMATS)
@@ -149,9 +149,9 @@ def _print(
     plot: str | None = None,
 ) -> None:
     from bootscope.amounts import parse_amount
-    from bootscope.lab.latency_views import analyze_latency_experiment
     from bootscope.report.latency_runs_out import latency_runs_json, latency_runs_mail, latency_runs_text
     from bootscope.store import Store
+    from bootscope.usecases.latency import analyze_latency_experiment
 
     assert isinstance(store, Store)
     threshold_us = None

@@ -9,15 +9,15 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from bootscope.cli.console import error_console
 from bootscope.cli.options import InputFormatOpt, resolve_formats
 from bootscope.defaults import ALPHA, DEFAULT_DB
 from bootscope.errors import InputError
 from bootscope.metrics import DEFAULT_METRIC, DEFINITIONS
 from bootscope.report.atomic import write_text_atomically
+from bootscope.report.console import error_console
 from bootscope.report.html import render_boot_report, render_run_report
 from bootscope.report.trace import render_trace
-from bootscope.report.views import BootView
+from bootscope.usecases.view_types import BootView
 
 LogsArg = Annotated[
     list[Path] | None, typer.Argument(help="Kernel log file(s); '-' reads stdin.", show_default=False)
@@ -52,8 +52,8 @@ def _one_source(logs: list[Path] | None, run: str | None) -> list[Path]:
 
 
 def _boot_of(logs: list[Path] | None, run: str | None, db: str, boot: int | None, fmt: str) -> BootView:
-    from bootscope.lab import views as inputs  # scipy, sqlalchemy: only when run
     from bootscope.store.db import Store
+    from bootscope.usecases import views as inputs  # scipy, sqlalchemy: only when run
 
     paths = _one_source(logs, run)
     if run is None:
@@ -80,7 +80,7 @@ def report(
     input_format: InputFormatOpt = "auto",
 ) -> None:
     """Write one self-contained HTML report (timeline, gap chart, log) of a boot log or a stored run."""
-    from bootscope.lab import views as inputs
+    from bootscope.usecases import views as inputs
 
     _, fmt = resolve_formats(output_format, input_format, ("html",), "html")
     from bootscope.store.db import Store
@@ -158,8 +158,8 @@ def plot(
 def _values(
     logs: list[Path] | None, run: str | None, db: str, metric: str, fmt: str
 ) -> tuple[dict[str, list[float]], dict[str, tuple[float, float | None, float | None]]]:
-    from bootscope.lab import views as inputs
     from bootscope.store.db import Store
+    from bootscope.usecases import views as inputs
 
     if metric not in DEFINITIONS:
         raise InputError(f"--metric {metric}: choose one of {', '.join(DEFINITIONS)}")

@@ -11,10 +11,10 @@ import typer
 
 from bootscope import defaults
 from bootscope.cli import options, ssh_run
-from bootscope.cli.console import error_console, output_console
 from bootscope.cli.signals import stop_on_signals
 from bootscope.errors import InputError
 from bootscope.metrics import INITRD_S
+from bootscope.report.console import error_console, output_console
 
 if TYPE_CHECKING:
     from bootscope.lab.progress import Reporter
@@ -151,13 +151,13 @@ def run(
     err = error_console()
     # Imported here, not at the top: they pull in scipy and sqlalchemy, and every other command's
     # start-up (bootscope --help, analyze) would pay for them.
-    from bootscope.cli.run_out import print_run, run_document
-    from bootscope.lab.execute import resume_experiment, start_experiment
-    from bootscope.lab.executor import open_executor
-    from bootscope.lab.plan import build_plan
+    from bootscope.lab.executors import open_executor
+    from bootscope.lab.plans.boot import build_plan
     from bootscope.lab.progress import RichReporter, SilentReporter
-    from bootscope.lab.summary import summarize_run
+    from bootscope.report.run_out import print_run, run_document
     from bootscope.store import Store
+    from bootscope.usecases.run import resume_experiment, start_experiment
+    from bootscope.usecases.summary import summarize_run
 
     reporter: Reporter = SilentReporter() if as_json else RichReporter(err)
     cancel = threading.Event()

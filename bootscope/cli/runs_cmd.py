@@ -13,8 +13,8 @@ from rich.table import Table
 
 from bootscope import defaults
 from bootscope.cli import options
-from bootscope.cli.console import output_console
 from bootscope.errors import InputError
+from bootscope.report.console import output_console
 
 EXPORT_FORMATS = ("json", "csv", "kcidb")
 

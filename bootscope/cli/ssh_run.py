@@ -2,7 +2,7 @@
 
 ``run`` declares the options (one meaning per name: ``--kernel``, ``--initrd`` and ``--append`` say
 what boots, here on the machine); this module builds the SSH plan from them, calls the one use case
-(:func:`bootscope.lab.execute.start_ssh`) and prints the run as ``run`` prints any.
+(:func:`bootscope.usecases.run.start_ssh`) and prints the run as ``run`` prints any.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from bootscope.cli.console import error_console, output_console
 from bootscope.cli.signals import stop_on_signals
 from bootscope.errors import BootError, InputError
 from bootscope.metrics import REBOOT_DOWNTIME_S
+from bootscope.report.console import error_console, output_console
 
 if TYPE_CHECKING:
     from bootscope.lab.progress import Reporter
@@ -95,16 +95,16 @@ def build_ssh_plan(given: SshOptions) -> object:
     """Return the validated SshPlan the options describe; raises InputError for a bad URL, key file,
     console, variant or an option that needs --reboot kexec."""
     from bootscope import defaults
-    from bootscope.lab.plan import resolve_seed
-    from bootscope.lab.ssh_plan import (
+    from bootscope.lab.plans.boot import resolve_seed
+    from bootscope.lab.plans.ssh import (
         DEFAULT_SSH_TIMEOUT_S,
         SshPlan,
         SshVariant,
         build_ssh_variants,
         validate_ssh_plan,
     )
-    from bootscope.sources.serial_console import device_command
-    from bootscope.sources.ssh import parse_ssh_url
+    from bootscope.lab.targets.serial_console import device_command
+    from bootscope.lab.targets.ssh_client import parse_ssh_url
 
     address = parse_ssh_url(given.target, given.identity, given.known_hosts)
     if given.console and given.console_device:
@@ -142,12 +142,12 @@ def run_ssh(given: SshOptions, db: str, as_json: bool) -> None:
     or the machine did not come back (the run stops; ``--resume`` continues), 2 for bad options."""
     import json
 
-    from bootscope.cli.run_out import print_run, run_document
-    from bootscope.lab.execute import start_ssh
+    from bootscope.lab.plans.ssh import SshPlan
     from bootscope.lab.progress import RichReporter, SilentReporter
-    from bootscope.lab.ssh_plan import SshPlan
-    from bootscope.lab.summary import summarize_run
+    from bootscope.report.run_out import print_run, run_document
     from bootscope.store import Store
+    from bootscope.usecases.run import start_ssh
+    from bootscope.usecases.summary import summarize_run
 
     plan = build_ssh_plan(given)
     assert isinstance(plan, SshPlan)

@@ -13,15 +13,15 @@ from rich.table import Table
 
 from bootscope import defaults
 from bootscope.cli import options
-from bootscope.cli.console import output_console
 from bootscope.errors import BootError, BootscopeError, InputError, StatsError
 from bootscope.metrics import DEFAULT_METRIC
+from bootscope.report.console import output_console
 
 if TYPE_CHECKING:
-    from bootscope.lab.history import HistoryResult
     from bootscope.lab.progress import Reporter
     from bootscope.stats.attribution import DiffResult
     from bootscope.store import Store
+    from bootscope.usecases.history import HistoryResult
 
 
 def _definition(metric: str) -> str:
@@ -86,10 +86,10 @@ def sweep(
     max_n: options.MaxN = None,
 ) -> None:
     """Boot a grid of options, machines and kernels; compare every cell with the baseline cell."""
-    from bootscope.lab.executor import open_executor
-    from bootscope.lab.sweep import build_sweep, run_sweep, sweep_json
+    from bootscope.lab.executors import open_executor
     from bootscope.stats.compare import Options  # scipy: only when run
     from bootscope.store import Store
+    from bootscope.usecases.sweep import build_sweep, run_sweep, sweep_json
 
     options.check_format(fmt, options.TABLE_JSON)
     setup = build_sweep(
@@ -197,20 +197,20 @@ def history(
     ] = None,
 ) -> None:
     """The metric across kernel versions, and the steps (change points) where it moved."""
-    from bootscope.lab.history import (
+    from bootscope.lab.plans.boot import VariantSpec, plan_with_settings
+    from bootscope.store import Store
+    from bootscope.usecases.history import (
         history_from_run,
         history_json,
         history_plan,
         resolve_versions,
         run_history,
     )
-    from bootscope.lab.plan import VariantSpec, plan_with_settings
-    from bootscope.store import Store
 
     options.check_format(fmt, options.TABLE_JSON)
     _definition(metric)
     if by:
-        from bootscope.lab.diff import check_kinds
+        from bootscope.usecases.diff import check_kinds
 
         check_kinds(by)
     if (spec is None) == (from_run is None):
@@ -288,7 +288,7 @@ def _explain(
     store: Store, result: HistoryResult, by: list[str], alpha: float
 ) -> list[tuple[int, DiffResult]]:
     """Return, per change point of ``result``, the diff of the positions around it (``--by`` kinds)."""
-    from bootscope.lab.diff import check_kinds, explain_steps
+    from bootscope.usecases.diff import check_kinds, explain_steps
 
     steps = [change.index for change in result.change_points.change_points]
     if result.run is None or not steps:
@@ -328,8 +328,8 @@ def bisect_run(
     timeout: options.Timeout = None,
 ) -> int:
     """For `git bisect run`: build, boot, compare with the reference; exit 0 good, 1 bad, 125 skip."""
-    from bootscope.lab import bisect
     from bootscope.lab.progress import SilentReporter
+    from bootscope.usecases import bisect
 
     try:
         if old_baseline is not None:

@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from bootscope.cli import options
-from bootscope.cli.console import output_console
+from bootscope.report.console import output_console
 
 app = typer.Typer(
     name="target",
@@ -32,9 +32,9 @@ def check(
     """Say whether the machine can be measured: reachable, kexec loaded and allowed, journal persistent,
     printk.time, clock source, initcall_debug, free disk; what to change and why. Exit 0 when nothing
     is bad, 1 when a check is bad, 3 when SSH refuses or the machine does not answer."""
-    from bootscope.lab.ssh_workload import read_local_machine_id
-    from bootscope.lab.target_check import BAD, check_target
-    from bootscope.sources.ssh import parse_ssh_url
+    from bootscope.lab.targets.ssh_check import BAD, check_target
+    from bootscope.lab.targets.ssh_client import parse_ssh_url
+    from bootscope.lab.workloads.ssh import read_local_machine_id
 
     address = parse_ssh_url(target, identity, known_hosts)
     checks = check_target(address, read_local_machine_id())

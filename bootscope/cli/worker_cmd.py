@@ -44,8 +44,8 @@ def worker(
 ) -> None:
     """Serve boots to `--executor dask://` runs until Ctrl-C; joins the scheduler again when it
     comes back. Needs QEMU and bootscope here, no database. Exit status 2 for bad options."""
-    from bootscope.lab.dask_run import scheduler_address
-    from bootscope.lab.dask_worker import serve
+    from bootscope.lab.executors.dask import scheduler_address
+    from bootscope.lab.executors.dask_worker import serve
 
     address = scheduler_address(scheduler)
     chosen = _cores(cores)

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from bootscope.lab.schedule import Slot
+from bootscope.lab.plans.schedule import Slot
 from bootscope.metrics import PROGRESS_METRICS
 from bootscope.store.records import BootRecord
 

@@ -19,7 +19,7 @@ FORMATS = ("dmesg", "kmsg", "journal", "journal-json", "grabserial", "syslog")
 
 BOUNDARY = None  # yielded between boots when the format marks the boundary itself
 # A stored SSH boot keeps the machine's serial console after its journal, each line behind this
-# prefix (bootscope.lab.ssh_collect): such lines stay untimed in every format and do not count when
+# prefix (bootscope.lab.workloads.ssh_collect): such lines stay untimed in every format and do not count when
 # the format is detected, so the console's printk stamps never mix with the journal's.
 CONSOLE_PREFIX = "console| "
 

@@ -1,7 +1,7 @@
 """The transcript of one ``latency run`` measurement, split back into its sections.
 
 A measurement, on this machine or in a guest, prints one transcript: section lines
-``BOOTSCOPE-LATENCY <name>`` (written by :mod:`bootscope.lab.latency_place`) each start a section
+``BOOTSCOPE-LATENCY <name>`` (written by :mod:`bootscope.lab.workloads.latency_place`) each start a section
 that runs to the next one. The store keeps the transcript as the record's log, so every number can
 be computed again from it. Sections: ``host`` (what the host started: the QEMU command line),
 ``facts`` (``key=value`` lines: kernel release, preemption, cmdline, governor, idle state, the tool

@@ -215,7 +215,7 @@ PATTERNS: tuple[Pattern, ...] = (
         (("K", "e"),),
         ("Kernel panic - not syncing:",),
     ),
-    # bootscope's own initramfs (bootscope/sources/initramfs.py): "BOOTSCOPE-MARKER [name] uptime=S"
+    # bootscope's own initramfs (bootscope/lab/qemu/initramfs.py): "BOOTSCOPE-MARKER [name] uptime=S"
     _p(
         "marker",
         r"BOOTSCOPE-MARKER(?: (\S+))? uptime=(\d+(?:\.\d+)?)",

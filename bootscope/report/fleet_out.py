@@ -17,8 +17,8 @@ from rich.table import Table
 from bootscope.metrics import unit_of
 
 if TYPE_CHECKING:  # the results' types only: report never calls into the lab
-    from bootscope.lab.fleet_import import ImportReport
-    from bootscope.lab.fleet_query import CohortComparison, FleetSummary, Outlier
+    from bootscope.usecases.fleet.importer import ImportReport
+    from bootscope.usecases.fleet.query import CohortComparison, FleetSummary, Outlier
 
 MAX_BAD_SHOWN = 20
 

@@ -12,17 +12,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import lru_cache
 from html import escape
 from importlib import resources
 from typing import Any
 
-from bootscope.model import Comparison, Sample, SideSummary
 from bootscope.report import html_tables as tables
 from bootscope.report.diff_out import total_sentence, waterfall_svg
 from bootscope.report.views import (
-    BootView,
     delta_rows,
     drawable_initcalls,
     drawable_units,
@@ -30,7 +27,7 @@ from bootscope.report.views import (
     initcall_lane,
     line_gaps,
 )
-from bootscope.stats.attribution import DiffResult
+from bootscope.usecases.view_types import BootView, RunView
 
 # Bars beyond this many in the gap chart are narrower than a pixel on any screen; the page stays fast.
 MAX_GAP_BARS = 2000
@@ -40,32 +37,6 @@ MAX_INITCALL_BARS = 3000
 # One lane per unit, as `systemd-analyze plot` draws them; a system with more units keeps the
 # longest-activating ones (a Debian image has about 80 started units, a desktop a few hundred).
 MAX_UNIT_LANES = 400
-
-
-@dataclass(frozen=True, slots=True)
-class FailedBoot:
-    """A boot of a run that did not reach its marker, and why."""
-
-    variant: str
-    index: int
-    outcome: str
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class RunView:
-    """A stored run as the report shows it; ``summaries`` maps metric -> one SideSummary per variant."""
-
-    title: str
-    variants: tuple[str, ...]
-    metrics: tuple[str, ...]
-    samples: tuple[Sample, ...]
-    comparisons: tuple[Comparison, ...] = ()
-    summaries: Mapping[str, tuple[SideSummary, ...]] = field(default_factory=dict)
-    failures: tuple[FailedBoot, ...] = ()
-    environment: tuple[tuple[str, str], ...] = ()
-    example: BootView | None = None
-    diffs: tuple[DiffResult, ...] = ()
 
 
 @lru_cache(maxsize=8)

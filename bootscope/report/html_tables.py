@@ -6,7 +6,8 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from bootscope.metrics import HEADLINE_METRICS, KERNEL_INIT_S, USERSPACE_S
 from bootscope.model import Breakdown, Comparison
-from bootscope.report.views import BootView, DeltaRow, format_duration
+from bootscope.report.views import DeltaRow, format_duration
+from bootscope.usecases.view_types import BootView
 
 
 def _e(value: object) -> str:

@@ -20,7 +20,7 @@ from bootscope.report.latency_runs_out import latency_runs_text
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-    from bootscope.lab.latency_views import LatencyRunsResult
+    from bootscope.usecases.latency import LatencyRunsResult
 
 
 def _draw(ax: Axes, result: LatencyRunsResult, survival: bool) -> None:

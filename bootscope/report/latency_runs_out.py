@@ -13,7 +13,7 @@ from bootscope.report.compare_out import comparison_dict, interval, num
 from bootscope.report.mail import to_mail
 
 if TYPE_CHECKING:
-    from bootscope.lab.latency_views import LatencyRunsResult, RunTail, VariantTails
+    from bootscope.usecases.latency import LatencyRunsResult, RunTail, VariantTails
 
 STATS = ("p99.9", "p99.99", "max")
 

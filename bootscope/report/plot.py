@@ -18,13 +18,13 @@ import matplotlib.pyplot as plt
 from bootscope.errors import InputError
 from bootscope.report.atomic import write_atomically
 from bootscope.report.views import (
-    BootView,
     drawable_initcalls,
     format_duration,
     gap_sentence,
     initcall_lane,
     line_gaps,
 )
+from bootscope.usecases.view_types import BootView
 
 SLIDE_IN = (1920 / 144, 1080 / 144)  # 16:9, the size of a widescreen slide
 DPI = 144  # 13.333 in x 144 = 1920 px

@@ -13,17 +13,6 @@ from bootscope.model import Breakdown, Initcall, LogLine, UnitSpan
 
 
 @dataclass(frozen=True, slots=True)
-class BootView:
-    """One boot as the report shows it: a label, its breakdown, its lines (in console order) and, for
-    a full userspace boot, systemd's units (monotonic s, the same clock as the kernel's printk)."""
-
-    label: str
-    breakdown: Breakdown
-    lines: tuple[LogLine, ...]
-    units: tuple[UnitSpan, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
 class LineGap:
     """The time from one timed line to the next: the bar of seed 004's chart."""
 

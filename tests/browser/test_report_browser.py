@@ -11,10 +11,10 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "report"))
 from report_fixtures import make_stored_run, real_views
 
-from bootscope.lab.views import boots_from_logs
 from bootscope.metrics import DEFINITIONS
 from bootscope.report.html import render_boot_report
 from bootscope.report.views import drawable_initcalls
+from bootscope.usecases.views import boots_from_logs
 
 pytestmark = pytest.mark.browser
 
@@ -92,9 +92,9 @@ def test_hostile_log_renders_as_text(tmp_path: Path, open_page: Any, artifacts: 
 
 
 def test_run_report_draws_every_metric(tmp_path: Path, open_page: Any, artifacts: Path) -> None:
-    from bootscope.lab.views import run_view
     from bootscope.report.html import render_run_report
     from bootscope.store.db import Store
+    from bootscope.usecases.views import run_view
 
     smp1 = real_views(DATA / "debian-6.1-cloud-initcall-smp1.log")[0]
     smp4 = real_views(DATA / "debian-6.1-cloud-initcall-smp4.log")[0]
@@ -121,7 +121,7 @@ def test_unit_lanes_of_a_full_userspace_boot(tmp_path: Path, open_page: Any, art
 
     from bootscope import defaults
     from bootscope.analyze.captured import analyze_captured
-    from bootscope.report.views import BootView
+    from bootscope.usecases.view_types import BootView
 
     boot = load_chain_capture(DATA / "debian-12-image-systemd-tcg.tsv")
     analysis = analyze_captured(

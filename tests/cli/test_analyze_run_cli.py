@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bootscope.lab.plan import VariantSpec
+from bootscope.lab.plans.boot import VariantSpec
 from bootscope.model import LogLine
 from bootscope.store import BootRecord, Store, VariantRecord
 

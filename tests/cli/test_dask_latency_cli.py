@@ -19,7 +19,7 @@ from cli_here import run_in_process
 from dask_cluster import namespaced_pair
 
 from bootscope import metrics
-from bootscope.lab.latency_run import parse_tool_section
+from bootscope.lab.workloads.latency_record import parse_tool_section
 from bootscope.parse.latency_transcript import split_transcript
 from bootscope.store import Store
 

@@ -157,10 +157,10 @@ def test_check_on_logs_cannot_tell_and_bad_input(
 
 def test_diff_of_a_kexec_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A stored kexec run (fake target: a slower init in variant b) diffs on its reboot downtime."""
-    from bootscope.lab.execute import start_kexec
-    from bootscope.lab.fake import FakeTarget
-    from bootscope.lab.kexec_plan import KexecPlan, KexecVariant
+    from bootscope.lab.plans.kexec import KexecPlan, KexecVariant
+    from bootscope.lab.targets.fake import FakeTarget
     from bootscope.store import Store
+    from bootscope.usecases.run import start_kexec
 
     variants = (
         KexecVariant("a", "to", append="fake.init_ms=700"),

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from rich.console import Console
 
+from bootscope.lab.plans.schedule import Slot
 from bootscope.lab.progress import RichReporter
-from bootscope.lab.schedule import Slot
 from bootscope.store import Store
 from bootscope.store.records import VariantRecord
 

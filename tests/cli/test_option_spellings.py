@@ -11,7 +11,7 @@ import pytest
 from cli_here import run_in_process
 
 from bootscope.cli.kexec_cmd import memory_sizes
-from bootscope.sources.kexec import DEFAULT_KEXEC_MEM_MB
+from bootscope.lab.qemu.kexec_chain import DEFAULT_KEXEC_MEM_MB
 from bootscope.store import Store
 from bootscope.store.records import VariantRecord
 

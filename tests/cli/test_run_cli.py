@@ -20,7 +20,7 @@ import pytest
 from cli_here import run_in_process
 from kernel_pin import PINNED_PACKAGE
 
-from bootscope.lab.schedule import build_schedule
+from bootscope.lab.plans.schedule import build_schedule
 from bootscope.store import BootRecord, Store, VariantRecord
 
 WAIT_LIMIT_S = 400.0
@@ -273,7 +273,7 @@ def _virtio_modules(kernel: Path) -> list[Path]:
 @pytest.mark.boot
 @pytest.mark.skipif(shutil.which("mke2fs") is None, reason="mke2fs (e2fsprogs) not installed")
 def test_disk_is_attached_and_never_modified(cloud_kernel: Path, tmp_path: Path) -> None:
-    from bootscope.sources.initramfs import InitramfsSpec, build_initramfs
+    from bootscope.lab.qemu.initramfs import InitramfsSpec, build_initramfs
 
     # The kernel cannot mount a virtio root without modules, so the disk rides along with an initramfs
     # (passed as the user's own --initrd) that loads them, reads the disk and writes to it.

@@ -12,7 +12,7 @@ import pytest
 from cli_here import run_in_process
 from images import assert_png_drawn
 
-from bootscope.lab.plan import Plan, VariantSpec
+from bootscope.lab.plans.boot import Plan, VariantSpec
 from bootscope.store import BootRecord, Store, VariantRecord
 
 

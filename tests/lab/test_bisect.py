@@ -13,7 +13,9 @@ from cli_here import run_in_process
 from scipy import stats as sps
 
 from bootscope.errors import InputError, StatsError
-from bootscope.lab.bisect import (
+from bootscope.lab.plans.boot import Plan, VariantSpec
+from bootscope.store import Store
+from bootscope.usecases.bisect import (
     BAD,
     GOOD,
     UNKNOWN,
@@ -22,9 +24,7 @@ from bootscope.lab.bisect import (
     looks_allowed,
     parse_threshold,
 )
-from bootscope.lab.execute import start_experiment
-from bootscope.lab.plan import Plan, VariantSpec
-from bootscope.store import Store
+from bootscope.usecases.run import start_experiment
 
 
 def test_parse_threshold() -> None:

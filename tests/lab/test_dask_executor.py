@@ -17,18 +17,18 @@ from cli_here import run_in_process
 from dask_cluster import Cluster, dying_fake, local_boot_cluster, slow_fake
 
 from bootscope.errors import BootError, InputError
-from bootscope.lab.boot import BootWorkload
-from bootscope.lab.dask_run import dask_executor, scheduler_address
-from bootscope.lab.execute import resume_experiment, start_experiment, start_kexec
-from bootscope.lab.fake import FakeTarget
-from bootscope.lab.kexec_plan import KexecPlan, KexecVariant
-from bootscope.lab.plan import Plan, VariantSpec
+from bootscope.lab.executors.dask import dask_executor, scheduler_address
+from bootscope.lab.executors.remote import measure_slot
+from bootscope.lab.plans.boot import Plan, VariantSpec
+from bootscope.lab.plans.kexec import KexecPlan, KexecVariant
+from bootscope.lab.plans.schedule import Slot, build_schedule
 from bootscope.lab.progress import SilentReporter
-from bootscope.lab.remote import measure_slot
-from bootscope.lab.runner import SlotLoop
-from bootscope.lab.schedule import Slot, build_schedule
+from bootscope.lab.slots import SlotLoop
+from bootscope.lab.targets.fake import FakeTarget
+from bootscope.lab.workloads.boot import BootWorkload
 from bootscope.metrics import KEXEC_DOWNTIME_S
 from bootscope.store import BootRecord, Store
+from bootscope.usecases.run import resume_experiment, start_experiment, start_kexec
 
 PLACEMENT_KEYS = {"worker", "host", "cpu_model", "cores", "load_1m", "other_cpus"}
 

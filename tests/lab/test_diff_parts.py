@@ -8,8 +8,8 @@ import pytest
 from images import assert_png_drawn
 
 from bootscope.errors import InputError
-from bootscope.lab.diff import BootParts, check_kinds, component_samples, diff_parts
 from bootscope.report.diff_plot import bar_rows, plot_diff
+from bootscope.usecases.diff import BootParts, check_kinds, component_samples, diff_parts
 
 
 def _boot(total: float, phases: dict[str, float], gaps: dict[str, float], top: set[str]) -> BootParts:

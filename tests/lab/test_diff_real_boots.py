@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from bootscope.lab.execute import start_experiment
-from bootscope.lab.plan import Plan, VariantSpec
+from bootscope.lab.plans.boot import Plan, VariantSpec
 from bootscope.store import Store
+from bootscope.usecases.run import start_experiment
 
 ICOUNT_SHIFT = 3  # guest time counts instructions: other processes on the host cannot move it
 PLANTED = "load_system_certificate_list"

@@ -16,9 +16,9 @@ import pytest
 from cli_here import run_in_process
 from images import assert_png_drawn
 
-from bootscope.lab.execute import start_experiment
-from bootscope.lab.plan import Plan, VariantSpec
+from bootscope.lab.plans.boot import Plan, VariantSpec
 from bootscope.store import Store
+from bootscope.usecases.run import start_experiment
 
 BOOTS_PER_VARIANT = 6  # an exact two-sided Mann-Whitney reaches p = 0.0022, q < 0.05 over 6 phases
 

@@ -17,8 +17,8 @@ import pytest
 from cli_here import run_in_process
 
 from bench.fleet_gen import make_fleet
-from bootscope.lab.fleet_file import read_fleet_file
 from bootscope.stats.latency import clopper_pearson, order_statistic_ranks
+from bootscope.usecases.fleet.logfile import read_fleet_file
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 # real logs: (file, host, model, kernel, cohort); kernel_init_s as each log prints it
@@ -215,7 +215,7 @@ def test_bad_input_is_one_line(
 
 
 def test_duckdb_never_fetches_extensions() -> None:
-    from bootscope.lab.fleet_query import connect
+    from bootscope.usecases.fleet.query import connect
 
     con = connect()
     settings = dict(

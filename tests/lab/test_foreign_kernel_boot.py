@@ -13,10 +13,10 @@ import pytest
 from kernel_pin import TEST_IMAGE
 
 from bootscope.analyze.captured import analyze_captured
+from bootscope.lab.qemu.image import Image
+from bootscope.lab.qemu.kernels import read_image_release
+from bootscope.lab.qemu.root_initramfs import LOG_PREFIX
 from bootscope.metrics import INITRD_S, KERNEL_INIT_S, LOGIN_PROMPT_S, SYSTEMD_USERSPACE_S
-from bootscope.sources.image import Image
-from bootscope.sources.kernels import read_image_release
-from bootscope.sources.root_initramfs import LOG_PREFIX
 from bootscope.store import Store
 
 # systemd logs "Startup finished" within a few ms of its finish timestamp (see test_image_boot.py).

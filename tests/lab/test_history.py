@@ -11,7 +11,9 @@ import pytest
 from cli_here import run_in_process
 
 from bootscope.errors import InputError
-from bootscope.lab.history import (
+from bootscope.lab.plans.boot import Plan, VariantSpec
+from bootscope.store import Store
+from bootscope.usecases.history import (
     analyse_history,
     history_from_run,
     history_plan,
@@ -19,8 +21,6 @@ from bootscope.lab.history import (
     resolve_versions,
     run_history,
 )
-from bootscope.lab.plan import Plan, VariantSpec
-from bootscope.store import Store
 
 # Under -icount the guest clock counts instructions, so host load (other engineers' boots on the same
 # two cores) cannot move kernel_init_s; measured here: 11.2986 s plain, 11.9091 s with init_on_free=1

@@ -18,9 +18,9 @@ import pytest
 from kernel_pin import TEST_IMAGE
 
 from bootscope.analyze.captured import analyze_captured
-from bootscope.lab.plan import build_plan
+from bootscope.lab.plans.boot import build_plan
+from bootscope.lab.qemu.image_guest import DELAY_OPTION, DELAY_UNIT
 from bootscope.metrics import INITRD_S, KERNEL_INIT_S, LOGIN_PROMPT_S, SYSTEMD_USERSPACE_S
-from bootscope.sources.image_guest import DELAY_OPTION, DELAY_UNIT
 from bootscope.store import Store
 
 # systemd takes its userspace timestamp as main() starts and logs its start line later (about 0.5 s

@@ -12,7 +12,7 @@ from captures import load_chain_capture
 from bootscope import defaults
 from bootscope.analyze.captured import analyze_captured
 from bootscope.analyze.systemd import still_starting
-from bootscope.lab.boot import measure
+from bootscope.lab.workloads.boot import measure
 from bootscope.metrics import IMAGE_METRICS, SYSTEMD_USERSPACE_S
 from bootscope.model import Outcome
 

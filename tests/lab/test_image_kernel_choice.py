@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from bootscope.errors import InputError
-from bootscope.lab.boot import BootWorkload
-from bootscope.lab.fake import FAKE_RELEASE, FakeTarget
-from bootscope.lab.plan import build_plan
-from bootscope.sources.image import Image, ImageRecipe
-from bootscope.sources.kernels import KernelImage
-from bootscope.sources.root_initramfs import RootInitramfs, RootModule
+from bootscope.lab.plans.boot import build_plan
+from bootscope.lab.qemu.image import Image, ImageRecipe
+from bootscope.lab.qemu.kernels import KernelImage
+from bootscope.lab.qemu.root_initramfs import RootInitramfs, RootModule
+from bootscope.lab.targets.fake import FAKE_RELEASE, FakeTarget
+from bootscope.lab.workloads.boot import BootWorkload
 
 
 @dataclass(slots=True)

@@ -16,14 +16,14 @@ from captures import load_chain_capture
 
 from bootscope.analyze.kexec import chain_hops
 from bootscope.errors import InputError
-from bootscope.lab.kexec import INTERRUPTED_REASON, ChainRecorder
-from bootscope.lab.kexec_plan import KexecVariant, build_variants, ignored_options, parse_variant
-from bootscope.lab.summary import summarize_run
-from bootscope.lab.views import run_view
+from bootscope.lab.plans.kexec import KexecVariant, build_variants, ignored_options, parse_variant
+from bootscope.lab.qemu.kexec_chain import KexecOptions
+from bootscope.lab.workloads.kexec import INTERRUPTED_REASON, ChainRecorder
 from bootscope.metrics import KEXEC_METRICS
 from bootscope.model import Boot, LogLine
-from bootscope.sources.kexec import KexecOptions
 from bootscope.store import BootRecord, Store, VariantRecord
+from bootscope.usecases.summary import summarize_run
+from bootscope.usecases.views import run_view
 
 
 def _experiment(store: Store, *names: str) -> int:

@@ -18,12 +18,12 @@ from latency_places import CtrlCOnSecondRun
 
 from bootscope import metrics
 from bootscope.lab import runner
-from bootscope.lab.dask_run import dask_executor
-from bootscope.lab.fake import FakeTarget
-from bootscope.lab.latency_place import pinned_settings
-from bootscope.lab.latency_plan import build_latency_plan
-from bootscope.lab.latency_run import LatencySettings, tool_argv
-from bootscope.lab.latency_workload import LatencyWorkload
+from bootscope.lab.executors.dask import dask_executor
+from bootscope.lab.plans.latency import build_latency_plan
+from bootscope.lab.plans.latency_tools import LatencySettings, tool_argv
+from bootscope.lab.targets.fake import FakeTarget
+from bootscope.lab.workloads.latency import LatencyWorkload
+from bootscope.lab.workloads.latency_place import pinned_settings
 from bootscope.store import Store
 from bootscope.store.records import STATUS_COMPLETE, STATUS_INTERRUPTED
 

@@ -14,10 +14,11 @@ from latency_places import CtrlCOnSecondRun
 
 from bootscope import metrics
 from bootscope.lab import runner
-from bootscope.lab.fake import FakeTarget
-from bootscope.lab.latency_plan import build_latency_plan
-from bootscope.lab.latency_run import LatencySettings, parse_tool_section
-from bootscope.lab.latency_workload import LatencyWorkload
+from bootscope.lab.plans.latency import build_latency_plan
+from bootscope.lab.plans.latency_tools import LatencySettings
+from bootscope.lab.targets.fake import FakeTarget
+from bootscope.lab.workloads.latency import LatencyWorkload
+from bootscope.lab.workloads.latency_record import parse_tool_section
 from bootscope.parse.latency_transcript import interrupt_counts, split_transcript
 from bootscope.store import Store
 from bootscope.store.records import STATUS_COMPLETE, STATUS_INTERRUPTED

@@ -13,7 +13,7 @@ import pytest
 from cli_here import run_in_process
 
 from bootscope import metrics
-from bootscope.lab.latency_run import parse_tool_section
+from bootscope.lab.workloads.latency_record import parse_tool_section
 from bootscope.parse.latency_transcript import interrupt_counts, split_transcript
 from bootscope.store import Store
 

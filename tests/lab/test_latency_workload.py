@@ -16,18 +16,21 @@ from images import assert_png_drawn
 
 from bootscope import metrics
 from bootscope.errors import InputError
-from bootscope.lab import latency_views, runner
-from bootscope.lab.fake import FakeTarget
-from bootscope.lab.latency_place import Measurement, guest_script
-from bootscope.lab.latency_plan import build_latency_plan, short_run_notes
-from bootscope.lab.latency_run import TOOL_ERROR, LatencySettings, record_from_transcript, tool_argv
-from bootscope.lab.latency_views import analyze_latency_experiment
-from bootscope.lab.latency_workload import LatencyWorkload
-from bootscope.lab.workload import SlotRun, workload_from_document
+from bootscope.lab import runner
+from bootscope.lab.plans.latency import build_latency_plan, short_run_notes
+from bootscope.lab.plans.latency_tools import LatencySettings, tool_argv
+from bootscope.lab.targets.fake import FakeTarget
+from bootscope.lab.workloads import workload_from_document
+from bootscope.lab.workloads.latency import LatencyWorkload
+from bootscope.lab.workloads.latency_place import Measurement, guest_script
+from bootscope.lab.workloads.latency_record import TOOL_ERROR, record_from_transcript
+from bootscope.lab.workloads.protocol import SlotRun
 from bootscope.model import LogLine
 from bootscope.parse.latency_transcript import interrupt_counts, section_line, split_transcript
 from bootscope.report.latency_runs_out import latency_runs_json, latency_runs_mail, latency_runs_text
 from bootscope.store import Store
+from bootscope.usecases import latency as latency_views
+from bootscope.usecases.latency import analyze_latency_experiment
 
 SHORT = LatencySettings(duration_s=30, histogram_us=100)
 

@@ -9,12 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bootscope.lab.boot import measure
-from bootscope.lab.plan import VariantSpec
-from bootscope.lab.summary import compare_variants, failed_boots, summarize
+from bootscope.analyze.captured import measure
+from bootscope.lab.plans.boot import VariantSpec
 from bootscope.model import Boot, LogLine
 from bootscope.stats.compare import Options
 from bootscope.store import BootRecord
+from bootscope.usecases.summary import compare_variants, failed_boots, summarize
 
 START_NS = 50_000_000_000
 

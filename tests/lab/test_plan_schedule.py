@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from bootscope.errors import InputError
-from bootscope.lab.boot import BootWorkload
-from bootscope.lab.plan import Plan, VariantSpec, build_plan, parse_variant, plan_from_dict
-from bootscope.lab.schedule import build_schedule
-from bootscope.lab.target import LocalQemu
-from bootscope.sources.qemu import build_command
+from bootscope.lab.plans.boot import Plan, VariantSpec, build_plan, parse_variant, plan_from_dict
+from bootscope.lab.plans.schedule import build_schedule
+from bootscope.lab.qemu.process import build_command
+from bootscope.lab.targets.qemu import LocalQemu
+from bootscope.lab.workloads.boot import BootWorkload
 
 
 def _plan(**kwargs: object) -> Plan:

@@ -11,13 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from bootscope.lab import execute, runner
-from bootscope.lab.boot import BootWorkload
-from bootscope.lab.plan import Plan, VariantSpec
-from bootscope.lab.schedule import Slot
-from bootscope.lab.summary import summarize
-from bootscope.lab.target import LocalQemu
+from bootscope.lab import slots
+from bootscope.lab.plans.boot import Plan, VariantSpec
+from bootscope.lab.plans.schedule import Slot
+from bootscope.lab.targets.qemu import LocalQemu
+from bootscope.lab.workloads.boot import BootWorkload
 from bootscope.store import BootRecord, Store
+from bootscope.usecases import run as execute
+from bootscope.usecases.summary import summarize
 
 HOG = [sys.executable, "-c", "while True: pass"]
 
@@ -56,7 +57,7 @@ def test_quiet_host_waits_and_reruns_a_disturbed_boot(
     cloud_kernel: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Bounded waits: the machine is shared, so "idle" may never come; the test must not hang on it.
-    monkeypatch.setattr(runner, "IDLE_WAIT_S", 20.0)
+    monkeypatch.setattr(slots, "IDLE_WAIT_S", 20.0)
     plan = Plan(
         variants=(VariantSpec("a", str(cloud_kernel)),),
         seed=1,
@@ -96,7 +97,7 @@ def test_quiet_host_waits_and_reruns_a_disturbed_boot(
     assert first.disturbed and first.superseded and first.outcome == "ok"
     assert first.other_cpu_s is not None and first.other_cpu_s > 0.5
     assert rest and [b.attempt for b in rest] == list(range(1, len(rest) + 1))
-    assert len(boots) <= runner.QUIET_HOST_ATTEMPTS
+    assert len(boots) <= slots.QUIET_HOST_ATTEMPTS
     # Only the last attempt counts; every attempt's console is kept.
     assert [b.superseded for b in boots] == [True] * (len(boots) - 1) + [False]
     assert all(logs[b.id] for b in boots if b.id is not None) and len(logs) == len(boots)

@@ -10,19 +10,19 @@ from pathlib import Path
 import pytest
 
 from bootscope.errors import BootError
-from bootscope.lab import runner
-from bootscope.lab.boot import BootWorkload
-from bootscope.lab.execute import resume_experiment, start_experiment, start_kexec
-from bootscope.lab.fake import FakeTarget
-from bootscope.lab.kexec import INTERRUPTED_REASON
-from bootscope.lab.kexec_plan import KexecPlan, KexecVariant
-from bootscope.lab.plan import Plan, VariantSpec, plan_from_dict
-from bootscope.lab.schedule import build_schedule
+from bootscope.lab import slots
+from bootscope.lab.plans.boot import Plan, VariantSpec, plan_from_dict
+from bootscope.lab.plans.kexec import KexecPlan, KexecVariant
+from bootscope.lab.plans.schedule import build_schedule
+from bootscope.lab.qemu.kexec_chain import KexecOptions
+from bootscope.lab.qemu.process import BootConfig
+from bootscope.lab.targets.fake import FakeTarget
+from bootscope.lab.workloads.boot import BootWorkload
+from bootscope.lab.workloads.kexec import INTERRUPTED_REASON
 from bootscope.metrics import KERNEL_INIT_S, KEXEC_DOWNTIME_S, KEXEC_METRICS, USERSPACE_S
 from bootscope.model import LogLine
-from bootscope.sources.kexec import KexecOptions
-from bootscope.sources.qemu import BootConfig
 from bootscope.store import Store
+from bootscope.usecases.run import resume_experiment, start_experiment, start_kexec
 
 
 def _plan(samples: int = 4, warmup: int = 1, jobs: int = 1, **more: object) -> Plan:
@@ -117,13 +117,13 @@ def test_quiet_host_reruns_a_disturbed_slot_and_keeps_the_attempts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Every measurement counts as disturbed and every host as idle: each slot runs to the attempt limit.
-    monkeypatch.setattr(runner, "DISTURBED_OTHER_CPUS", -1.0)
-    monkeypatch.setattr(runner, "IDLE_OTHER_CPUS", 1e9)
+    monkeypatch.setattr(slots, "DISTURBED_OTHER_CPUS", -1.0)
+    monkeypatch.setattr(slots, "IDLE_OTHER_CPUS", 1e9)
     target = FakeTarget()
     with Store.open(tmp_path / "r.db") as store:
         result = start_experiment(_plan(samples=1, warmup=0, quiet_host=True), store, target=target)
         boots = store.boots(result.experiment.id)
-    attempts = runner.QUIET_HOST_ATTEMPTS
+    attempts = slots.QUIET_HOST_ATTEMPTS
     assert target.boots == 2 * attempts
     for index in (1, 2):
         mine = [b for b in boots if b.index == index]

@@ -25,9 +25,9 @@ import pytest
 from kernel_pin import TEST_IMAGE
 from ssh_keys import ssh_test_key
 
-from bootscope.lab.ssh_collect import split_console
-from bootscope.lab.ssh_reboot import console_marks
-from bootscope.lab.stored import analyze_stored_boot
+from bootscope.analyze.stored import analyze_stored_boot
+from bootscope.lab.workloads.ssh_collect import split_console
+from bootscope.lab.workloads.ssh_reboot import console_marks
 from bootscope.metrics import (
     INITRD_S,
     KERNEL_INIT_S,

@@ -17,22 +17,27 @@ from cli_here import run_in_process
 
 from bootscope.analyze.captured import analyze_captured
 from bootscope.errors import InputError
-from bootscope.lab.schedule import Slot
-from bootscope.lab.ssh_collect import (
-    Collected,
-    parse_collected,
-    split_console,
-    stored_console,
-    stored_lines,
-)
-from bootscope.lab.ssh_plan import (
+from bootscope.lab.plans.schedule import Slot
+from bootscope.lab.plans.ssh import (
     SshPlan,
     SshVariant,
     build_ssh_variants,
     ssh_plan_from_dict,
     validate_ssh_plan,
 )
-from bootscope.lab.ssh_reboot import (
+from bootscope.lab.targets.serial_console import ConsoleReader
+from bootscope.lab.targets.ssh_check import BAD, GOOD, WARN, advise, parse_facts
+from bootscope.lab.targets.ssh_client import SshResult, parse_ssh_url, refusal, ssh_argv
+from bootscope.lab.workloads import workload_from_document
+from bootscope.lab.workloads.ssh import SshWorkload, same_machine
+from bootscope.lab.workloads.ssh_collect import (
+    Collected,
+    parse_collected,
+    split_console,
+    stored_console,
+    stored_lines,
+)
+from bootscope.lab.workloads.ssh_reboot import (
     ConsoleMarks,
     Timeline,
     classify,
@@ -41,9 +46,6 @@ from bootscope.lab.ssh_reboot import (
     order_command,
     reboot_metrics,
 )
-from bootscope.lab.ssh_workload import SshWorkload, same_machine
-from bootscope.lab.target_check import BAD, GOOD, WARN, advise, parse_facts
-from bootscope.lab.workload import workload_from_document
 from bootscope.metrics import (
     KERNEL_INIT_S,
     KEXEC_DOWNTIME_S,
@@ -53,8 +55,6 @@ from bootscope.metrics import (
     REBOOT_STOP_S,
 )
 from bootscope.model import LogLine, Outcome
-from bootscope.sources.serial_console import ConsoleReader
-from bootscope.sources.ssh import SshResult, parse_ssh_url, refusal, ssh_argv
 from bootscope.store.records import BootRecord
 
 DATA = Path(__file__).resolve().parents[1] / "data"

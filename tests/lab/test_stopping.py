@@ -13,21 +13,21 @@ import pytest
 from scipy import stats as sps
 
 from bootscope.errors import InputError
-from bootscope.lab import execute
-from bootscope.lab.fake import FakeTarget
-from bootscope.lab.plan import Plan, VariantSpec
-from bootscope.lab.runner import RunResult
-from bootscope.lab.schedule import build_schedule
-from bootscope.lab.stopping import (
+from bootscope.lab.plans.boot import Plan, VariantSpec
+from bootscope.lab.plans.schedule import build_schedule
+from bootscope.lab.plans.stopping import (
     STOP_METRIC,
     median_precise_enough,
     precision_stop_rule,
     stop_rule_for,
 )
+from bootscope.lab.qemu.process import BootConfig
+from bootscope.lab.runner import RunResult
+from bootscope.lab.targets.fake import FakeTarget
 from bootscope.model import Boot, LogLine, Outcome
-from bootscope.sources.qemu import BootConfig
 from bootscope.stats.sequential import precise_enough
 from bootscope.store import Store
+from bootscope.usecases import run as execute
 
 
 def _median_half_width_by_hand(values: list[float], alpha: float) -> float | None:

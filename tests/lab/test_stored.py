@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from bootscope.lab.execute import start_experiment, start_kexec
-from bootscope.lab.fake import FakeTarget
-from bootscope.lab.kexec_plan import KexecPlan, KexecVariant
-from bootscope.lab.plan import Plan, VariantSpec
-from bootscope.lab.stored import analyze_stored_boot
-from bootscope.lab.views import run_view, stored_boot
+from bootscope.analyze.stored import analyze_stored_boot
+from bootscope.lab.plans.boot import Plan, VariantSpec
+from bootscope.lab.plans.kexec import KexecPlan, KexecVariant
+from bootscope.lab.targets.fake import FakeTarget
 from bootscope.metrics import HOST_WALL_S, INITRD_S, KERNEL_INIT_S, SYSTEMD_USERSPACE_S, USERSPACE_S
 from bootscope.store import BootRecord, Store, VariantRecord
+from bootscope.usecases.run import start_experiment, start_kexec
+from bootscope.usecases.views import run_view, stored_boot
 
 COMPARED = (KERNEL_INIT_S, USERSPACE_S, HOST_WALL_S)
 

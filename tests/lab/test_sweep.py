@@ -11,8 +11,9 @@ from scipy import stats as sps
 
 from bootscope import defaults
 from bootscope.errors import InputError, StatsError
-from bootscope.lab.plan import Plan, VariantSpec
-from bootscope.lab.sweep import (
+from bootscope.lab.plans.boot import Plan, VariantSpec
+from bootscope.metrics import KERNEL_INIT_S, USERSPACE_S
+from bootscope.usecases.sweep import (
     analyse_sweep,
     build_sweep,
     cell_variant,
@@ -22,7 +23,6 @@ from bootscope.lab.sweep import (
     sweep_json,
     sweep_plan,
 )
-from bootscope.metrics import KERNEL_INIT_S, USERSPACE_S
 
 
 def test_parse_param_and_errors() -> None:

@@ -12,11 +12,11 @@ import pytest
 from cli_here import run_in_process
 
 from bootscope.errors import InputError
-from bootscope.lab.execute import start_experiment
-from bootscope.lab.fake import FakeTarget
-from bootscope.lab.plan import Plan, VariantSpec
-from bootscope.lab.samples import values_from_run
+from bootscope.lab.plans.boot import Plan, VariantSpec
+from bootscope.lab.targets.fake import FakeTarget
 from bootscope.store import Store
+from bootscope.usecases.run import start_experiment
+from bootscope.usecases.samples import values_from_run
 
 
 def _stored_run(db: Path) -> int:

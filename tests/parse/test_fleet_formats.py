@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from bootscope.errors import ParseError
-from bootscope.lab.fleet_file import read_fleet_file
 from bootscope.parse.kcidb import looks_like_kcidb, outcome_of, read_kcidb
 from bootscope.parse.lava import lava_console, looks_like_lava
+from bootscope.usecases.fleet.logfile import read_fleet_file
 
 FLEET = Path(__file__).resolve().parents[1] / "data" / "fleet"
 

@@ -10,7 +10,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from report_fixtures import make_stored_run, real_views
 
-from bootscope.report.views import BootView
+from bootscope.usecases.view_types import BootView
 
 
 @pytest.fixture(scope="session")

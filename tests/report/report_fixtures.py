@@ -17,7 +17,7 @@ from bootscope.model import (
     Metrics,
     Phase,
 )
-from bootscope.report.views import BootView
+from bootscope.usecases.view_types import BootView
 
 HOSTILE = "evil: <script>alert(1)</script> </script> \"quoted\" 'single' & \x07bell\x1b[0m \u2028sep"
 
@@ -81,7 +81,7 @@ def hand_view(label: str = "hand", scale: float = 1.0) -> BootView:
 
 def real_views(path: Path) -> list[BootView]:
     """The boots of a real log in tests/data, parsed and analysed by the real stages."""
-    from bootscope.lab.views import boots_from_logs
+    from bootscope.usecases.views import boots_from_logs
 
     return boots_from_logs([path])
 

@@ -9,7 +9,8 @@ from report_fixtures import HOSTILE, hand_view
 
 from bootscope.metrics import DEFINITIONS
 from bootscope.report.html import json_for_script, plotly_js, render_boot_report
-from bootscope.report.views import BootView, drawable_initcalls
+from bootscope.report.views import drawable_initcalls
+from bootscope.usecases.view_types import BootView
 
 
 def _data_block(page: str) -> dict:  # type: ignore[type-arg]

@@ -9,7 +9,8 @@ from report_fixtures import hand_view
 
 from bootscope.model import Initcall, InitcallSummary
 from bootscope.report.trace import render_trace, trace_events
-from bootscope.report.views import BootView, drawable_initcalls
+from bootscope.report.views import drawable_initcalls
+from bootscope.usecases.view_types import BootView
 
 REQUIRED = ("name", "ph", "ts", "pid", "tid")
 

@@ -14,7 +14,7 @@ from bootscope import defaults
 from bootscope.analyze.captured import analyze_captured
 from bootscope.report.html import render_boot_report
 from bootscope.report.trace import PID_UNITS, render_trace
-from bootscope.report.views import BootView
+from bootscope.usecases.view_types import BootView
 
 
 @pytest.fixture(scope="module")

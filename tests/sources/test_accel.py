@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-import bootscope.sources.accel as accel
+import bootscope.lab.qemu.accel as accel
 from bootscope.errors import BootError, InputError
+from bootscope.lab.qemu import probe_memory
+from bootscope.lab.qemu.initramfs import BUSYBOX, InitramfsSpec, build_initramfs
+from bootscope.lab.qemu.process import BootConfig
 from bootscope.model import Boot, LogLine, Outcome
-from bootscope.sources import probe_memory
-from bootscope.sources.initramfs import BUSYBOX, InitramfsSpec, build_initramfs
-from bootscope.sources.qemu import BootConfig
 
 
 def test_tcg_and_unknown(tmp_path: Path) -> None:

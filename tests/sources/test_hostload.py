@@ -8,8 +8,8 @@ import sys
 import time
 from pathlib import Path
 
-from bootscope.sources import hostload
-from bootscope.sources.hostload import HostLoadMeter, process_ticks, wait_for_idle
+from bootscope.lab import hostload
+from bootscope.lab.hostload import HostLoadMeter, process_ticks, wait_for_idle
 
 TICK_S = 1 / os.sysconf("SC_CLK_TCK")
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from bootscope.errors import BootError, InputError
-from bootscope.sources import image as image_module
-from bootscope.sources.image import (
+from bootscope.lab.qemu import image as image_module
+from bootscope.lab.qemu.image import (
     ImageRecipe,
     build_image,
     find_image,
@@ -19,7 +19,7 @@ from bootscope.sources.image import (
     make_recipe,
     parse_size,
 )
-from bootscope.sources.image_guest import COLLECTOR_UNIT, write_guest_files
+from bootscope.lab.qemu.image_guest import COLLECTOR_UNIT, write_guest_files
 
 
 def test_the_key_changes_with_everything_that_changes_the_image() -> None:

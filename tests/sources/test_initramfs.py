@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bootscope.errors import BootError, InputError
-from bootscope.sources.initramfs import BUSYBOX, InitramfsSpec, NewcWriter, build_initramfs, read_newc
+from bootscope.lab.qemu.initramfs import BUSYBOX, InitramfsSpec, NewcWriter, build_initramfs, read_newc
 
 needs_busybox = pytest.mark.skipif(not BUSYBOX.is_file(), reason="busybox-static not installed")
 

@@ -11,7 +11,7 @@ import typer
 from kernel_pin import PINNED_PACKAGE, offline
 from typer.testing import CliRunner
 
-import bootscope.sources.kernels as kernels
+import bootscope.lab.qemu.kernels as kernels
 from bootscope.cli import kernels_cmd
 from bootscope.errors import BootError, InputError
 

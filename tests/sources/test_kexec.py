@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from bootscope.errors import BootError, InputError
-from bootscope.sources import kexec as chain
-from bootscope.sources.initramfs import read_newc
+from bootscope.lab.qemu import kexec_chain as chain
+from bootscope.lab.qemu.initramfs import read_newc
 
 
 def test_chain_append_counts_hops_and_picks_the_syscall() -> None:

@@ -11,11 +11,9 @@ from pathlib import Path
 import pytest
 
 from bootscope.errors import BootError, InputError
-from bootscope.model import LogLine, Outcome
-from bootscope.parse.patterns import PANIC_RE
-from bootscope.sources.hostload import HostLoadMeter
-from bootscope.sources.initramfs import BUSYBOX, InitramfsSpec, build_initramfs
-from bootscope.sources.qemu import (
+from bootscope.lab.hostload import HostLoadMeter
+from bootscope.lab.qemu.initramfs import BUSYBOX, InitramfsSpec, build_initramfs
+from bootscope.lab.qemu.process import (
     BootConfig,
     _LineSplitter,
     boot_once,
@@ -23,6 +21,8 @@ from bootscope.sources.qemu import (
     disk_format,
     kernel_cmdline,
 )
+from bootscope.model import LogLine, Outcome
+from bootscope.parse.patterns import PANIC_RE
 
 KERNEL = Path("/nonexistent-kernel")
 needs_qemu = pytest.mark.skipif(shutil.which("qemu-system-x86_64") is None, reason="QEMU not installed")

@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from bootscope.sources.initramfs import BUSYBOX, InitramfsSpec, build_initramfs
+from bootscope.lab.qemu.initramfs import BUSYBOX, InitramfsSpec, build_initramfs
 
 # The boot runs in a child Python; the unique name reaches it through the environment, so that only
 # QEMU's own command line carries it and pgrep finds QEMU, not the child.
 CHILD = """
 import os
 from pathlib import Path
-from bootscope.sources.qemu import BootConfig, boot_once
+from bootscope.lab.qemu.process import BootConfig, boot_once
 name = "bootscope-test-" + os.environ["BOOTSCOPE_TEST_ID"]
 boot_once(BootConfig(kernel=Path(os.environ["BOOTSCOPE_TEST_KERNEL"]),
     initrd=Path(os.environ["BOOTSCOPE_TEST_INITRD"]), append="", timeout_s=300,

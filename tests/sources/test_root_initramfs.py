@@ -17,9 +17,9 @@ from cli_here import run_in_process
 from kernel_pin import TEST_IMAGE
 
 from bootscope.errors import BootError, InputError
-from bootscope.sources.initramfs import read_newc
-from bootscope.sources.kernels import read_image_release
-from bootscope.sources.root_initramfs import (
+from bootscope.lab.qemu.initramfs import read_newc
+from bootscope.lab.qemu.kernels import read_image_release
+from bootscope.lab.qemu.root_initramfs import (
     LOG_PREFIX,
     build_root_initramfs,
     load_order,

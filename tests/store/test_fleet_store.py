@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from bootscope.lab.fleet_file import read_fleet_file
-from bootscope.lab.fleet_import import import_fleet
-from bootscope.lab.fleet_query import FleetView, summary
 from bootscope.store import Store
 from bootscope.store.fleet import fleet_state
 from bootscope.store.kcidb_export import export_kcidb, structure_errors
 from bootscope.store.parquet import refresh_parquet
+from bootscope.usecases.fleet.importer import import_fleet
+from bootscope.usecases.fleet.logfile import read_fleet_file
+from bootscope.usecases.fleet.query import FleetView, summary
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 LOGS = (

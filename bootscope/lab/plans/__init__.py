@@ -1,0 +1,1 @@
+"""Plans: variants (one syntax), run settings, schedules and the stopping rule."""

@@ -1,0 +1,1 @@
+"""Targets: where a workload runs, by capability (boots guests, runs commands, reboots)."""

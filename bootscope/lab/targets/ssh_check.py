@@ -1,0 +1,198 @@
+"""``bootscope target check ssh://...``: can this machine be measured, and what should change?
+
+One SSH command reads what matters (:data:`FACTS_COMMAND`); :func:`advise` turns it into checks, each
+with what was found and, where it is not as good as it could be, what to change and why. ``advise``
+is a pure function of the facts, so its advice is tested without a machine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bootscope.errors import BootError
+from bootscope.lab.targets.ssh_client import SshAddress, first_error_line, refusal, run_ssh
+
+GOOD = "ok"
+WARN = "warn"
+BAD = "bad"
+FACT = "BOOTSCOPE-CHECK"
+# Free space under /var/log below which a run's journals may not fit (KiB).
+MIN_FREE_KB = 200 * 1024
+# Clock sources that count time finely and cheaply; others (jiffies, acpi_pm, hpet) are coarse or slow.
+GOOD_CLOCKSOURCES = ("tsc", "kvm-clock", "arch_sys_counter", "hyperv_clocksource_tsc_page", "timebase")
+FACTS_COMMAND = (
+    f'f() {{ echo "{FACT} $1 $2"; }}; '
+    'f machine-id "$(cat /etc/machine-id 2>/dev/null)"; '
+    'f release "$(uname -r)"; '
+    'f cmdline "$(cat /proc/cmdline)"; '
+    'f kexec "$(command -v kexec || echo missing)"; '
+    'f kexec-load-disabled "$(cat /proc/sys/kernel/kexec_load_disabled 2>/dev/null || echo unknown)"; '
+    'f journal-dir "$([ -d /var/log/journal ] && echo yes || echo no)"; '
+    'f journalctl "$(command -v journalctl || echo missing)"; '
+    'f systemd "$([ -d /run/systemd/system ] && echo yes || echo no)"; '
+    'f printk-time "$(cat /sys/module/printk/parameters/time 2>/dev/null || echo unknown)"; '
+    'f clocksource "$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)"; '
+    "f free-kb \"$(df -Pk /var/log 2>/dev/null | awk 'NR==2 {print $4}')\"; "
+    'f user "$(id -u)"; '
+    'f sudo "$(sudo -n true 2>/dev/null && echo yes || echo no)"'
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One check: its name, ``ok``/``warn``/``bad``, what was found, and what to change and why."""
+
+    name: str
+    status: str
+    found: str
+    advice: str = ""
+
+
+def parse_facts(output: str) -> dict[str, str]:
+    """Return the facts :data:`FACTS_COMMAND` printed (name -> value)."""
+    facts: dict[str, str] = {}
+    for line in output.splitlines():
+        if line.startswith(FACT + " "):
+            name, _, value = line.removeprefix(FACT + " ").partition(" ")
+            facts.setdefault(name, value.strip())
+    return facts
+
+
+def advise(facts: dict[str, str], local_machine_id: str | None = None) -> list[Check]:
+    """Return the checks for a machine's ``facts``: kexec installed and allowed, root or sudo, the
+    journal persistent, printk times, the clock source, initcall_debug, free disk for logs and
+    whether it is this host. Missing facts give a ``warn`` saying they could not be read."""
+    words = facts.get("cmdline", "").split()
+    checks = []
+    kexec = facts.get("kexec", "missing")
+    disabled = facts.get("kexec-load-disabled", "unknown")
+    if kexec == "missing":
+        checks.append(
+            Check("kexec", BAD, "kexec-tools not installed", "install kexec-tools for --reboot kexec")
+        )
+    elif disabled == "1":
+        checks.append(
+            Check(
+                "kexec",
+                BAD,
+                "kexec_load_disabled = 1",
+                "no kernel can be loaded until the next reboot (the switch cannot be turned back):"
+                " reboot, and keep the boot from setting kernel.kexec_load_disabled; or use --reboot reboot",
+            )
+        )
+    else:
+        checks.append(Check("kexec", GOOD, f"{kexec}, kexec_load_disabled = {disabled}"))
+    root = facts.get("user") == "0" or facts.get("sudo") == "yes"
+    checks.append(
+        Check("root", GOOD, "root or sudo -n")
+        if root
+        else Check(
+            "root",
+            BAD,
+            "neither root nor password-less sudo",
+            "rebooting needs root: log in as root or allow this user sudo -n for kexec and systemctl",
+        )
+    )
+    if facts.get("journalctl", "missing") == "missing":
+        checks.append(
+            Check("journal", WARN, "no journalctl", "bootscope reads dmesg instead (no PID 1 lines)")
+        )
+    elif facts.get("journal-dir") != "yes":
+        checks.append(
+            Check(
+                "journal",
+                WARN,
+                "volatile (no /var/log/journal)",
+                "mkdir /var/log/journal (Storage=auto makes it persistent): a boot whose reading fails"
+                " can be read again later",
+            )
+        )
+    else:
+        checks.append(Check("journal", GOOD, "persistent (/var/log/journal)"))
+    time_on = facts.get("printk-time", "unknown")
+    if time_on in ("Y", "1") and "printk.time=0" not in words:
+        checks.append(Check("printk.time", GOOD, "on"))
+    else:
+        checks.append(
+            Check(
+                "printk.time",
+                BAD,
+                f"printk.time = {time_on}",
+                "add printk.time=1 to the command line: without kernel timestamps there is no kernel"
+                " breakdown",
+            )
+        )
+    source = facts.get("clocksource", "")
+    if source in GOOD_CLOCKSOURCES:
+        checks.append(Check("clocksource", GOOD, source))
+    else:
+        checks.append(
+            Check(
+                "clocksource",
+                WARN,
+                source or "unknown",
+                "printk stamps follow the clock source; a coarse or slow one (jiffies, hpet, acpi_pm)"
+                " blurs short initcalls: check dmesg for why tsc was rejected",
+            )
+        )
+    if "initcall_debug" in words:
+        checks.append(
+            Check(
+                "initcall_debug",
+                WARN,
+                "on",
+                "every initcall is logged: good for finding the slow one, but it slows the boot a little;"
+                " measure A/B with it off",
+            )
+        )
+    else:
+        checks.append(
+            Check(
+                "initcall_debug",
+                GOOD,
+                "off",
+                "add initcall_debug (a kexec variant: append=initcall_debug) to see which initcalls take"
+                " the time",
+            )
+        )
+    try:
+        free_kb = int(facts.get("free-kb", ""))
+    except ValueError:
+        checks.append(Check("disk", WARN, "free space under /var/log unknown"))
+    else:
+        if free_kb < MIN_FREE_KB:
+            checks.append(
+                Check(
+                    "disk",
+                    WARN,
+                    f"{free_kb // 1024} MiB free under /var/log",
+                    "journald rotates old boots away when the disk is short: free some space",
+                )
+            )
+        else:
+            checks.append(Check("disk", GOOD, f"{free_kb // 1024} MiB free under /var/log"))
+    remote_id = facts.get("machine-id", "")
+    if local_machine_id and remote_id and local_machine_id.strip() == remote_id.strip():
+        checks.append(
+            Check(
+                "machine",
+                WARN,
+                "this is the machine bootscope runs on",
+                "a run reboots it and ends itself: run bootscope elsewhere, or give --yes-this-machine",
+            )
+        )
+    return checks
+
+
+def check_target(address: SshAddress, local_machine_id: str | None, timeout_s: float = 60.0) -> list[Check]:
+    """Return the checks of the machine at ``address`` (first: it answered). Raises BootError when
+    SSH refuses it or it does not answer."""
+    result = run_ssh(address, FACTS_COMMAND, timeout_s)
+    why = refusal(result)
+    if why is not None:
+        raise BootError(f"{address.url}: {why}")
+    if not result.ok:
+        raise BootError(f"{address.url}: not reachable over SSH ({first_error_line(result)})")
+    facts = parse_facts(result.stdout)
+    reached = Check("reachable", GOOD, f"ssh, kernel {facts.get('release', '?')}")
+    return [reached, *advise(facts, local_machine_id)]

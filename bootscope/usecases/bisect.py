@@ -1,0 +1,213 @@
+"""``git bisect run`` support: build, boot, and call the commit good, bad, or untestable.
+
+The decision (``bootscope.stats.decision.decide``, shared with ``check``) asks two one-sided
+questions about the shift (candidate minus baseline) against the margin m = threshold x
+median(baseline), each a Mann-Whitney test of (candidate - m) against the baseline:
+
+- bad: the candidate is slower than the baseline by more than m;
+- good: the candidate is slower by less than m, or faster;
+- neither: boot more, up to ``max_n``.
+
+Every look at the data is one more chance of a false call, so alpha is split evenly over the looks
+that ``n`` and ``max_n`` allow (Bonferroni). When no look decides, the commit is skipped (exit 125)
+rather than guessed, because one wrong good/bad sends ``git bisect`` down the wrong half for good.
+"""
+
+from __future__ import annotations
+
+import math
+import shlex
+import subprocess
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from bootscope import defaults
+from bootscope.amounts import parse_fraction
+from bootscope.errors import InputError
+from bootscope.lab.plans.boot import Plan, VariantSpec, plan_from_dict, validate_plan
+from bootscope.lab.progress import Reporter
+from bootscope.stats.decision import BAD, GOOD, UNKNOWN, BisectDecision, decide
+from bootscope.store import Store
+from bootscope.usecases.run import start_experiment
+
+# git bisect run: 0 good, 1..127 except 125 bad, 125 skip, anything else (>= 128) aborts the bisect.
+EXIT_GOOD, EXIT_BAD, EXIT_SKIP, EXIT_ABORT = 0, 1, 125, 128
+
+
+def parse_threshold(text: str) -> float:
+    """Return the relative threshold that ``5%`` or ``0.05`` means, as a fraction (0.05).
+
+    Raises InputError unless it is a number with an optional ``%`` between 0 and 100 %.
+    """
+    return parse_fraction(text, "--threshold", allow_zero=True)
+
+
+def looks_allowed(n: int, max_n: int) -> int:
+    """Return how many times the samples are examined when batches of ``n`` boots go up to ``max_n``.
+
+    Raises InputError when n < 2 or max_n < n.
+    """
+    if n < 2:
+        raise InputError(f"-n must be at least 2 (got {n})")
+    if max_n < n:
+        raise InputError(f"--max-n ({max_n}) must be at least -n ({n})")
+    return 1 + math.ceil((max_n - n) / n)
+
+
+def exit_code(verdict: str) -> int:
+    """Return the ``git bisect run`` exit code for a verdict (0 good, 1 bad, 125 skip)."""
+    return {GOOD: EXIT_GOOD, BAD: EXIT_BAD}.get(verdict, EXIT_SKIP)
+
+
+def run_build(command: str, cwd: Path, log: Path | None = None) -> tuple[bool, str]:
+    """Run the user's build command through the shell in ``cwd``; return (succeeded, last output lines).
+
+    The command is the user's own (like ``make -j8 bzImage``), so a shell is what they expect.
+    Raises nothing: a build that cannot start counts as failed.
+    """
+    try:
+        done = subprocess.run(
+            command,
+            shell=True,
+            cwd=cwd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            check=False,
+        )
+    except OSError as error:
+        return False, f"cannot run {shlex.quote(command)}: {error.strerror}"
+    output = done.stdout.decode("utf-8", "replace")
+    if log is not None:
+        log.write_text(output, encoding="utf-8")
+    tail = "\n".join(output.splitlines()[-5:])
+    return done.returncode == 0, tail
+
+
+@dataclass(frozen=True, slots=True)
+class Baseline:
+    """The stored reference: its run id, variant (the machine to boot the candidate on) and samples."""
+
+    run: int
+    variant: VariantSpec
+    samples: tuple[float, ...]
+    seed: int
+
+
+@dataclass(frozen=True, slots=True)
+class BisectOutcome:
+    """One commit's answer: verdict, exit code, every decision taken, the runs that hold its boots,
+    and a one-line message for the user."""
+
+    verdict: str
+    exit_code: int
+    decisions: tuple[BisectDecision, ...]
+    runs: tuple[int, ...]
+    message: str
+
+
+def load_reference(store: Store, text: str, metric: str) -> Baseline:
+    """Return the reference (the good kernel's boots, the baseline of every comparison) that
+    ``RUN:VARIANT`` names (RUN: an id or ``latest``), with its ok boots.
+
+    Raises InputError for a malformed text, an unknown variant, or fewer than 2 samples; StoreError
+    for an unknown run."""
+    run, colon, variant_name = text.rpartition(":")
+    if not colon or not run or not variant_name:
+        raise InputError(f"--reference {text!r}: expected RUN:VARIANT, e.g. 3:default")
+    record = store.experiment(run)
+    plan = plan_from_dict(record.plan)
+    variants = {variant.name: variant for variant in plan.variants}
+    if variant_name not in variants:
+        raise InputError(
+            f"--reference: run {record.id} has no variant {variant_name!r} (variants: {', '.join(variants)})"
+        )
+    samples = store.samples(record.id, metric).get(variant_name, [])
+    if len(samples) < 2:
+        raise InputError(
+            f"--reference {text}: {len(samples)} ok boot(s) with {metric}; a comparison needs at least 2"
+        )
+    return Baseline(record.id, variants[variant_name], tuple(samples), record.seed)
+
+
+def candidate_plan(
+    baseline: Baseline,
+    kernel: Path,
+    append: str | None,
+    n: int,
+    warmup: int,
+    seed: int,
+    timeout_s: float | None = None,
+) -> Plan:
+    """Return the plan of one batch: the baseline's machine with the candidate kernel (and command
+    line, when given), ``n`` boots after ``warmup``, each given ``timeout_s`` seconds (None: the
+    default). Raises InputError if it is not valid."""
+    variant = replace(baseline.variant, name="candidate", kernel=str(kernel.resolve()))
+    if append is not None:
+        variant = replace(variant, append=append)
+    return validate_plan(
+        Plan(
+            variants=(variant,),
+            seed=seed,
+            samples_per_variant=n,
+            warmup_per_variant=warmup,
+            timeout_s=defaults.BOOT_TIMEOUT_S if timeout_s is None else timeout_s,
+        )
+    )
+
+
+def bisect_commit(
+    *,
+    store: Store,
+    baseline: Baseline,
+    kernel: Path,
+    append: str | None,
+    metric: str,
+    threshold: float,
+    alpha: float,
+    n: int,
+    max_n: int,
+    warmup: int = 0,
+    timeout_s: float | None = None,
+    reporter: Reporter | None = None,
+) -> BisectOutcome:
+    """Boot the built ``kernel`` in batches of ``n`` (up to ``max_n`` in all), each batch a stored
+    run, until :func:`decide` says good or bad; return the outcome (exit code 0, 1, or 125 when it
+    cannot tell). Raises InputError for bad counts or a missing kernel; BootError if QEMU cannot run.
+    """
+    looks = looks_allowed(n, max_n)
+    if not kernel.is_file():
+        raise InputError(f"--kernel {kernel}: no such file after the build")
+    samples: list[float] = []
+    decisions: list[BisectDecision] = []
+    runs: list[int] = []
+    booted = 0
+    while booted < max_n:
+        batch = min(n, max_n - booted)
+        seed = baseline.seed + len(runs) + 1
+        plan = candidate_plan(baseline, kernel, append, batch, warmup, seed, timeout_s)
+        result = start_experiment(plan, store, reporter)
+        runs.append(result.experiment.id)
+        booted += batch
+        samples += store.samples(result.experiment.id, metric).get("candidate", [])
+        if len(samples) < 2:
+            continue
+        decision = decide(baseline.samples, samples, threshold, alpha, looks)
+        decisions.append(decision)
+        if decision.verdict != UNKNOWN:
+            break
+    if not decisions:
+        message = f"{booted} boot(s), fewer than 2 reached {metric}: cannot test this commit"
+        return BisectOutcome(UNKNOWN, EXIT_SKIP, (), tuple(runs), message)
+    last = decisions[-1]
+    ci = f" [{last.shift_ci[0]:+.3f}, {last.shift_ci[1]:+.3f}]" if last.shift_ci else ""
+    summary = (
+        f"{metric}: shift {last.shift:+.3f} s{ci} vs margin {last.margin:.3f} s "
+        f"({threshold:.1%} of the baseline median), n = {last.n_candidate} vs {last.n_baseline}"
+    )
+    if last.verdict == BAD:
+        message = f"bad: slower by more than the threshold (p = {last.p_bad:.3g}); {summary}"
+    elif last.verdict == GOOD:
+        message = f"good: not slower by more than the threshold (p = {last.p_good:.3g}); {summary}"
+    else:
+        message = f"cannot tell after {last.n_candidate} boots (--max-n {max_n}); skipping; {summary}"
+    return BisectOutcome(last.verdict, exit_code(last.verdict), tuple(decisions), tuple(runs), message)

@@ -1,0 +1,258 @@
+"""``bootscope diff``: which components of the boot moved between two variants, and by how much.
+
+The boots come from a stored run (each read through the one stored-boot analysis, its total from
+the stored metric, as ``compare`` reads it) or from log files and directories (multi-boot logs
+split as ``analyze`` splits them). Each boot becomes a :class:`BootParts`; the comparison itself is
+``bootscope.stats.attribution``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bootscope.analyze.components import GAP, KINDS, PHASE, Components, boot_components, top_gap_names
+from bootscope.errors import BootscopeError, InputError
+from bootscope.metrics import KERNEL_INIT_S
+from bootscope.stats.attribution import ComponentSamples, DiffResult, attribute
+
+if TYPE_CHECKING:  # sqlalchemy: only for stored runs
+    from bootscope.store import Store
+
+# Gaps beyond the boot's largest few are where a moved line shows up too: keep many per boot.
+GAPS_PER_BOOT = 20
+
+
+@dataclass(frozen=True, slots=True)
+class BootParts:
+    """One boot: its total (s, None where it did not reach the metric), its components (s), its
+    kernel release (None where the log did not say), a label, and the names of the lines that open
+    its largest gaps (the gap components worth comparing)."""
+
+    total_s: float | None
+    components: Components
+    kernel: str | None
+    label: str
+    top_gaps: frozenset[str] = frozenset()
+
+
+def check_kinds(by: Sequence[str]) -> tuple[str, ...]:
+    """Return the component kinds named by ``--by`` (every kind when empty); raises InputError for
+    an unknown one."""
+    kinds = tuple(dict.fromkeys(by)) or KINDS
+    unknown = [kind for kind in kinds if kind not in KINDS]
+    if unknown:
+        raise InputError(f"--by {unknown[0]}: choose {', '.join(KINDS)}")
+    return kinds
+
+
+def parts_from_run(
+    store: Store,
+    run: int | str,
+    metric: str,
+    kinds: Sequence[str] = KINDS,
+    every_component: bool = False,
+) -> tuple[int, dict[str, list[BootParts]]]:
+    """Return the run's id and, per variant in the run's order, its ok, final, measured boots as
+    BootParts (total from the stored metric). The components are those that decompose ``metric``
+    (for kernel_init_s, none after ``Run /init``), or every one with ``every_component`` (a
+    reference file keeps them all). Raises StoreError for an unknown run."""
+    from bootscope.analyze.stored import analyze_stored_boot  # the analysis stack: only when used
+
+    record = store.experiment(run)
+    boots = store.boots(record.id)
+    result: dict[str, list[BootParts]] = {variant.name: [] for variant in record.variants}
+    kernel_only = metric == KERNEL_INIT_S and not every_component
+    for boot in boots:
+        if boot.superseded or boot.outcome != "ok" or boot.warmup:
+            continue
+        stored = analyze_stored_boot(store, record.id, boot.index, records=boots, top_n=GAPS_PER_BOOT)
+        analysis = stored.analysis
+        breakdown = analysis.breakdown
+        parts = boot_components(
+            breakdown, analysis.units, kinds=kinds, kernel_only=kernel_only, lines=analysis.lines
+        )
+        total = boot.metrics.get(metric)
+        release = boot.kernel_release or breakdown.identity.release
+        found = BootParts(total, parts, release, stored.label, top_gap_names(breakdown))
+        result.setdefault(boot.variant, []).append(found)
+    return record.id, result
+
+
+def _log_files(path: Path) -> list[Path]:
+    if path.is_dir():
+        return sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
+    if path.is_file() or str(path) == "-":
+        return [path]
+    raise InputError(f"{path}: no such file or directory")
+
+
+def parts_from_logs(
+    paths: Sequence[Path], metric: str, kinds: Sequence[str] = KINDS, *, strict: bool = False
+) -> tuple[list[BootParts], list[str]]:
+    """Return every boot of the given files and directories (files in name order, dot files left
+    out; multi-boot logs split) as BootParts, and warnings for files that could not be read (with
+    ``strict``, such a file raises instead: InputError, or ParseError for a log with no timestamp).
+    Raises InputError when no boot is found."""
+    from bootscope.analyze import analyze_boot
+    from bootscope.analyze.systemd import systemd_accounting
+    from bootscope.parse import parse_log
+    from bootscope.sources.files import read_text_lines
+
+    found: list[BootParts] = []
+    warnings: list[str] = []
+    kernel_only = metric == KERNEL_INIT_S
+    for path in paths:
+        for file in _log_files(path):
+            try:
+                parsed = parse_log(read_text_lines(str(file)))
+            except BootscopeError as error:
+                if strict:
+                    raise
+                warnings.append(f"{file}: skipped: {error}")
+                continue
+            for number, lines in enumerate(parsed.boots, start=1):
+                breakdown = analyze_boot(lines, top_n=GAPS_PER_BOOT)
+                accounting = systemd_accounting(lines)
+                units = accounting.units if accounting is not None else ()
+                parts = boot_components(breakdown, units, kinds=kinds, kernel_only=kernel_only, lines=lines)
+                value = getattr(breakdown.metrics, metric, None)
+                label = file.name if len(parsed.boots) == 1 else f"{file.name} boot {number}"
+                release = breakdown.identity.release
+                found.append(BootParts(value, parts, release, label, top_gap_names(breakdown)))
+    if not found:
+        raise InputError(f"no boot found in {', '.join(str(p) for p in paths)}")
+    return found, warnings
+
+
+def component_samples(a: Sequence[BootParts], b: Sequence[BootParts]) -> list[ComponentSamples]:
+    """Return every component seen on either side with its values per side (s), in first-seen order;
+    of the gaps, only those among some boot's largest (every line has a silence after it)."""
+    keys: dict[tuple[str, str], None] = {}
+    wanted_gaps = frozenset().union(*(boot.top_gaps for boot in (*a, *b)))
+    for boot in (*a, *b):
+        keys.update(dict.fromkeys(k for k in boot.components if k[0] != GAP or k[1] in wanted_gaps))
+    return [
+        ComponentSamples(
+            kind,
+            name,
+            tuple(boot.components[(kind, name)] for boot in a if (kind, name) in boot.components),
+            tuple(boot.components[(kind, name)] for boot in b if (kind, name) in boot.components),
+            len(a),
+            len(b),
+        )
+        for kind, name in keys
+    ]
+
+
+def totals(boots: Sequence[BootParts], side: str, metric: str) -> list[float]:
+    """Return the side's totals (s); raises InputError when fewer than 2 boots reached ``metric``."""
+    values = [boot.total_s for boot in boots if boot.total_s is not None]
+    if len(values) < 2:
+        raise InputError(f"{side}: {len(values)} boot(s) reached {metric}; a diff needs at least 2 a side")
+    return values
+
+
+def diff_parts(
+    a: Sequence[BootParts],
+    b: Sequence[BootParts],
+    *,
+    metric: str,
+    names: tuple[str, str],
+    kinds: Sequence[str],
+    source: str,
+    alpha: float,
+    fdr: float,
+    notes: Sequence[str] = (),
+) -> DiffResult:
+    """Return the diff of side b against side a. Raises InputError for a side with fewer than 2
+    totals, StatsError for bad alpha."""
+    notes = [*notes, *_phase_order_notes(a, names[0]), *_phase_order_notes(b, names[1])]
+    attribution = attribute(
+        totals(a, names[0], metric),
+        totals(b, names[1], metric),
+        component_samples(a, b),
+        metric=metric,
+        alpha=alpha,
+        fdr=fdr,
+        name_a=names[0],
+        name_b=names[1],
+    )
+    return DiffResult(metric, names[0], names[1], tuple(kinds), source, attribution, tuple(notes))
+
+
+def _phase_order_notes(boots: Sequence[BootParts], side: str) -> list[str]:
+    """Return a note per phase that is negative in some boot of ``side``: its milestones came in
+    another order (a kernel version that prints ``Memory: ...`` after ``smp: Bringing up``, as 6.12
+    does), so it and its neighbour are only meaningful together."""
+    counts: dict[str, int] = {}
+    for boot in boots:
+        for (kind, name), value in boot.components.items():
+            if kind == PHASE and value < 0:
+                counts[name] = counts.get(name, 0) + 1
+    return [
+        f"{side}: phase {name} is negative in {n} boot(s): its milestones come in another order in "
+        "this kernel; read it together with the phase before it"
+        for name, n in counts.items()
+    ]
+
+
+def diff_run(
+    store: Store,
+    run: int | str,
+    *,
+    metric: str,
+    kinds: Sequence[str],
+    baseline: str | None,
+    variant: str | None,
+    alpha: float,
+    fdr: float,
+) -> DiffResult:
+    """Return the diff of ``variant`` (default: the first other than the baseline) against
+    ``baseline`` (default: the run's first variant) of a stored run. Raises StoreError for an
+    unknown run, InputError for an unknown variant or a run with one variant."""
+    run_id, by_variant = parts_from_run(store, run, metric, kinds)
+    names = list(by_variant)
+    if len(names) < 2:
+        raise InputError(f"run {run_id} has {len(names)} variant(s); diff needs two")
+    base = baseline or names[0]
+    for given in (base, variant):
+        if given is not None and given not in by_variant:
+            raise InputError(f"variant {given!r} is not in run {run_id} (variants: {', '.join(names)})")
+    others = [name for name in names if name != base]
+    chosen = variant or others[0]
+    notes = []
+    if variant is None and len(others) > 1:
+        notes.append(f"run {run_id} has {len(others)} variants besides {base}; showing {chosen} (--variant)")
+    return diff_parts(
+        by_variant[base], by_variant[chosen], metric=metric, names=(base, chosen), kinds=kinds,
+        source=f"run {run_id}", alpha=alpha, fdr=fdr, notes=notes,
+    )  # fmt: skip
+
+
+def explain_steps(
+    store: Store,
+    run: int | str,
+    steps: Sequence[int],
+    *,
+    metric: str,
+    kinds: Sequence[str],
+    alpha: float,
+    fdr: float,
+) -> list[tuple[int, DiffResult]]:
+    """Return, for each change point of a stored history (``steps``: the position before each step,
+    positions being the run's variants in order), the diff of the position after it against the one
+    before: which components' change explains the total's. Raises as :func:`diff_parts` does."""
+    run_id, by_variant = parts_from_run(store, run, metric, kinds)
+    names = list(by_variant)
+    found = []
+    for step in steps:
+        before, after = names[step], names[step + 1]
+        result = diff_parts(
+            by_variant[before], by_variant[after], metric=metric, names=(before, after), kinds=kinds,
+            source=f"run {run_id}", alpha=alpha, fdr=fdr,
+        )  # fmt: skip
+        found.append((step, result))
+    return found

@@ -1,0 +1,1 @@
+"""Fleet use cases: import many boot logs, query and compare them."""

@@ -1,0 +1,166 @@
+"""What `report`, `trace` and `plot` draw: boots analysed from log files or a stored run's records.
+
+This is where the stages meet for the picture commands (files/store -> parse -> analyze -> stats);
+the renderers in ``bootscope.report`` only receive the finished views.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from pathlib import Path
+
+from bootscope.analyze.breakdown import analyze_boot
+from bootscope.analyze.components import KINDS
+from bootscope.analyze.stored import analyze_stored_boot
+from bootscope.analyze.systemd import systemd_accounting
+from bootscope.errors import InputError, StatsError
+from bootscope.metrics import EXPORT_METRICS, KEXEC_METRICS, unit_of
+from bootscope.model import Comparison, Outcome, Sample, SideSummary
+from bootscope.parse import parse_log
+from bootscope.sources.files import read_text_lines
+from bootscope.stats.attribution import DiffResult
+from bootscope.stats.compare import Options, compare_many
+from bootscope.stats.summary import summarize
+from bootscope.store.db import Store
+from bootscope.store.records import BootRecord
+from bootscope.usecases.summary import workload_metrics
+from bootscope.usecases.view_types import BootView, FailedBoot, RunView
+
+
+def boots_from_logs(paths: Sequence[Path], fmt: str = "auto") -> list[BootView]:
+    """Return every boot of the given log files, analysed, in file then boot order.
+
+    Raises InputError for a missing or unreadable file, ParseError for a log with no timestamp.
+    """
+    views: list[BootView] = []
+    for path in paths:
+        parsed = parse_log(read_text_lines(str(path)), fmt)
+        for number, lines in enumerate(parsed.boots, start=1):
+            label = path.name if len(parsed.boots) == 1 else f"{path.name} boot {number}"
+            accounting = systemd_accounting(lines)  # a console capture may hold the collector's block
+            units = accounting.units if accounting is not None else ()
+            views.append(BootView(label, analyze_boot(lines), tuple(lines), units))
+    if not views:
+        raise InputError(f"no boot found in {', '.join(str(p) for p in paths)}")
+    return views
+
+
+def pick_boot(views: Sequence[BootView], number: int) -> BootView:
+    """Return boot ``number`` (1-based, across all inputs); raises InputError if there is none."""
+    if not 1 <= number <= len(views):
+        raise InputError(f"--boot {number}: the input has {len(views)} boot(s); choose 1 to {len(views)}")
+    return views[number - 1]
+
+
+def _final(boots: Sequence[BootRecord]) -> list[BootRecord]:
+    return [b for b in boots if not b.superseded]
+
+
+def stored_boot(store: Store, exp_id: int, index: int, records: Sequence[BootRecord]) -> BootView:
+    """Return the stored boot at position ``index`` of an experiment, analysed exactly as every other
+    command analyses it (:func:`bootscope.analyze.stored.analyze_stored_boot`: its variant's marker, the
+    console's escape sequences dropped). Raises StoreError if there is no such boot."""
+    stored = analyze_stored_boot(store, exp_id, index, records=records)
+    return BootView(stored.label, stored.analysis.breakdown, stored.analysis.lines, stored.analysis.units)
+
+
+def _outcome(value: str) -> Outcome:
+    try:
+        return Outcome(value)
+    except ValueError:
+        return Outcome.QEMU_ERROR
+
+
+def run_view(
+    store: Store, run: str, alpha: float, with_example: bool = True, with_diffs: bool = False
+) -> RunView:
+    """Return a stored run as a RunView: samples, per-variant summaries, comparisons against the
+    first variant (Holm-adjusted), failed boots, environment, optionally its first OK boot and,
+    with ``with_diffs``, each other variant's diff against the first (``bootscope diff``).
+
+    Raises StoreError for an unknown run; a metric that cannot be compared is left out of the table.
+    """
+    exp = store.experiment(run)
+    records = store.boots(exp.id)
+    final = _final(records)
+    variants = tuple(v.name for v in exp.variants) or tuple(dict.fromkeys(b.variant for b in final))
+    samples = tuple(
+        Sample(b.variant, b.index, _outcome(b.outcome), dict(b.metrics), b.warmup, b.disturbed) for b in final
+    )
+    # The export metrics, kexec's reboot metrics, and those the run's own workload summarises (an
+    # image run's userspace ones, as in the end-of-run summary), wherever the boots carry them.
+    shown, _compared = workload_metrics(exp.plan)
+    candidates = tuple(dict.fromkeys((*EXPORT_METRICS, *KEXEC_METRICS, *shown)))
+    metrics = tuple(m for m in candidates if any(s.metrics.get(m) is not None for s in samples))
+    summaries: dict[str, tuple[SideSummary, ...]] = {}
+    comparisons: list[Comparison] = []
+    for metric in metrics:
+        values = store.samples(exp.id, metric)
+        summaries[metric] = tuple(summarize(v, name, alpha) for name, v in values.items() if v)
+        usable = {name: v for name, v in values.items() if len(v) >= 2}
+        if len(usable) >= 2:
+            base, *others = usable
+            # StatsError: e.g. too few distinct values; the distributions still show the samples.
+            with contextlib.suppress(StatsError):
+                comparisons += compare_many(
+                    usable[base],
+                    {n: usable[n] for n in others},
+                    metric,
+                    unit_of(metric),
+                    Options(alpha=alpha),
+                    base,
+                )
+    failures = tuple(FailedBoot(b.variant, b.index, b.outcome, b.reason) for b in final if b.outcome != "ok")
+    environment = [(f"host {k}", str(v)) for k, v in sorted(exp.host.items())]
+    environment.append(
+        ("accelerator", f"{exp.accel} ({exp.accel_reason})" if exp.accel_reason else exp.accel)
+    )
+    if final and final[0].command:
+        environment.append(("QEMU command line", " ".join(final[0].command)))
+    releases = sorted({b.kernel_release for b in final if b.kernel_release})
+    environment.append(("kernel releases", ", ".join(releases) or "not recorded"))
+    environment += [("created", exp.created), ("status", exp.status), ("order seed", str(exp.seed))]
+    example = None
+    ok = [b for b in final if b.outcome == "ok" and not b.warmup]
+    if with_example and ok:
+        example = stored_boot(store, exp.id, ok[0].index, records)
+    diffs = _diffs(store, exp.id, variants, alpha) if with_diffs and len(variants) >= 2 else ()
+    return RunView(
+        title=f"bootscope run {exp.id}",
+        variants=variants,
+        metrics=metrics,
+        samples=samples,
+        comparisons=tuple(comparisons),
+        summaries=summaries,
+        failures=failures,
+        environment=tuple(environment),
+        example=example,
+        diffs=diffs,
+    )
+
+
+def _diffs(store: Store, run: int, variants: Sequence[str], alpha: float) -> tuple[DiffResult, ...]:
+    """Return each variant's diff against the first over every component kind; a variant that
+    cannot be compared (fewer than 2 boots reached the metric) is left out."""
+    from bootscope.metrics import DEFAULT_METRIC
+    from bootscope.usecases.diff import diff_parts, parts_from_run
+
+    _run_id, by_variant = parts_from_run(store, run, DEFAULT_METRIC)
+    found = []
+    base = variants[0]
+    for name in variants[1:]:
+        with contextlib.suppress(InputError, StatsError):
+            found.append(
+                diff_parts(
+                    by_variant.get(base, []),
+                    by_variant.get(name, []),
+                    metric=DEFAULT_METRIC,
+                    names=(base, name),
+                    kinds=KINDS,
+                    source=f"run {run}",
+                    alpha=alpha,
+                    fdr=alpha,
+                )
+            )
+    return tuple(found)
