@@ -14,6 +14,7 @@ lint: setup
 	$(VENV)/ruff check bootscope tests bench
 	$(VENV)/ruff format --check bootscope
 	$(VENV)/mypy bootscope
+	$(VENV)/lint-imports
 
 test: lint
 	$(VENV)/pytest -q -ra

@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from bootscope.errors import InputError
+
 
 class Clock(StrEnum):
     """Which clock a metric is read on."""
@@ -252,6 +254,17 @@ PROGRESS_METRICS = (USERSPACE_S, KERNEL_INIT_S, KEXEC_DOWNTIME_S)
 def metric(name: str) -> Metric:
     """Return the registered metric ``name``; raises KeyError for an unknown name."""
     return REGISTRY[name]
+
+
+def definition(name: str) -> Metric:
+    """Return the registered metric ``name``, the one lookup of a metric name a user gave.
+
+    Raises InputError (one line, naming every known metric) for a name not registered.
+    """
+    entry = REGISTRY.get(name)
+    if entry is None:
+        raise InputError(f"unknown metric {name!r}; known metrics: {', '.join(REGISTRY)}")
+    return entry
 
 
 def unit_of(name: str) -> str:

@@ -55,9 +55,9 @@ def cloud_kernel(request: pytest.FixtureRequest) -> Path:
 
 @pytest.fixture(scope="session")
 def default_image() -> object:
-    """The test system image (``bootscope image build`` with openssh-server, kexec-tools and the test
-    key, so that the SSH target tests can serve it too), built once into the user's cache by bootscope
-    itself and reused while its recipe is unchanged. A machine that cannot build it (not root, no
+    """The test system image (``bootscope image build`` with openssh-server, kexec-tools, rt-tests and
+    the test key, so that the SSH target tests can serve it too), built once into the user's cache by
+    bootscope itself and reused while its recipe is unchanged. A machine that cannot build it (not root, no
     debootstrap, no mirror) fails the tests that need it."""
     from bootscope.lab.qemu.image import build_image, make_recipe
 

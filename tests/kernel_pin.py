@@ -103,5 +103,6 @@ def pinned_cloud_kernel() -> tuple[Path, list[str]]:
 
 # The name under which the tests build the default system image (bootscope image build) once.
 TEST_IMAGE = "bootscope-test"
-# The test image serves as an SSH target too (tests/lab/test_ssh_target.py).
-TEST_IMAGE_PACKAGES = ("kexec-tools", "openssh-server")
+# The test image serves as an SSH target too (tests/lab/test_ssh_target.py): kexec reboots, and
+# latency runs over SSH (rt-tests: cyclictest, oslat, hackbench).
+TEST_IMAGE_PACKAGES = ("kexec-tools", "openssh-server", "rt-tests")

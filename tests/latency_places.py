@@ -1,20 +1,21 @@
-"""Latency places for tests: the real local place with a Ctrl-C in place of one run."""
+"""Latency places for tests: the real command place with a Ctrl-C in place of one run."""
 
 from __future__ import annotations
 
 from bootscope.lab.plans.latency import LatencyVariant
-from bootscope.lab.targets.qemu import Target
-from bootscope.lab.workloads.latency_place import LocalPlace, Measurement
+from bootscope.lab.targets.base import Target
+from bootscope.lab.workloads.latency_place import CommandPlace, Measurement
 from bootscope.lab.workloads.protocol import SlotRun
 
 
 class CtrlCOnSecondRun:
-    """The real local place, with a Ctrl-C in place of the second run."""
+    """The real command place (this host: the runner opens it for a local plan), with a Ctrl-C in
+    place of the second run."""
 
     name = "local"
 
     def __init__(self) -> None:
-        self.inner = LocalPlace()
+        self.inner = CommandPlace()
         self.calls = 0
 
     def prepare(self, variant: LatencyVariant, target: Target, accel: str) -> list[str]:

@@ -50,3 +50,17 @@ def test_no_module_but_the_registry_spells_a_metric_name() -> None:
             if names.search(text):
                 found.append(f"{path.relative_to(PACKAGE)}:{line}: {text[:60]!r}")
     assert found == []
+
+
+def test_definition_is_the_one_lookup_and_names_every_metric_when_unknown() -> None:
+    import pytest
+
+    from bootscope.errors import InputError
+    from bootscope.metrics import definition
+
+    assert definition("kernel_init_s") is REGISTRY["kernel_init_s"]
+    with pytest.raises(InputError) as raised:
+        definition("kernel_int_s")
+    message = str(raised.value)
+    assert message == f"unknown metric 'kernel_int_s'; known metrics: {', '.join(REGISTRY)}"
+    assert "\n" not in message and raised.value.exit_code == 2

@@ -63,10 +63,12 @@ def analyze(
     The JSON document (--format json) holds every boot unless --boot picks one."""
     output_format, fmt = resolve_formats(output_format, input_format, OUTPUT_FORMATS, "table")
     as_json = as_json or output_format == "json"
-    if run is not None or not logs:  # a boot stored by `bootscope run` (bootscope/cli/analyze_run.py)
-        from bootscope.cli.analyze_run import analyze_stored
+    if run is not None or not logs:  # a boot stored by `bootscope run`
+        from bootscope.report.stored_out import write_stored  # sqlalchemy: only for a stored boot
+        from bootscope.usecases.stored_boot import stored_analysis
 
-        analyze_stored(run, boot, db, logs, fmt=fmt, as_json=as_json, top=top, marker=marker, verbose=verbose)
+        stored = stored_analysis(run, boot, db, logs, fmt=fmt, top=top, marker=marker)
+        write_stored(stored, db=db, as_json=as_json, top=top, verbose=verbose)
         return
     if boot is not None and boot < 1:
         raise InputError("--boot counts from 1")

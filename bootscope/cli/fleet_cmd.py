@@ -15,7 +15,6 @@ import typer
 
 from bootscope import defaults
 from bootscope.cli import options
-from bootscope.errors import InputError, ParseError
 from bootscope.metrics import DEFAULT_METRIC
 from bootscope.report.console import output_console
 
@@ -35,25 +34,6 @@ ByOpt = Annotated[
     str, typer.Option("--by", help="Metadata fields to group by, comma-separated (e.g. model,kernel).")
 ]
 Format = Annotated[str, options.format_option(options.TABLE_JSON, "table")]
-
-
-def _fields(text: str) -> list[str]:
-    names = [name.strip() for name in text.split(",") if name.strip()]
-    if len(set(names)) != len(names):
-        raise InputError(f"--by names a field twice: {text}")
-    return names
-
-
-def _view(db: str, parquet: Path | None):  # type: ignore[no-untyped-def]
-    from bootscope.store import Store
-    from bootscope.store.parquet import default_parquet_dir, refresh_parquet
-    from bootscope.usecases.fleet.query import FleetView
-
-    if "://" not in db and not Path(db).exists():
-        raise InputError(f"no database {db} (pass --db)")
-    with Store.open(db) as store:
-        snapshot = refresh_parquet(store, parquet or default_parquet_dir(db))
-    return FleetView(snapshot)
 
 
 def _emit(document: object) -> None:
@@ -81,22 +61,16 @@ def fleet_import(
     """Import many boot logs (any format analyze reads, LAVA output.yaml, KCIDB JSON) with host
     metadata, analysing them on every core; a file already imported is skipped, a bad one listed."""
     from bootscope.report.fleet_out import import_json, render_import
-    from bootscope.store import Store
-    from bootscope.store.parquet import default_parquet_dir, refresh_parquet
-    from bootscope.usecases.fleet.importer import import_fleet
+    from bootscope.usecases.fleet.importer import import_into
 
     options.check_format(fmt, options.TABLE_JSON)
-    if jobs is not None and jobs < 1:
-        raise InputError("-j must be at least 1")
-    with Store.open(db) as store:
-        report = import_fleet(store, targets, meta, workers=jobs)
-        refresh_parquet(store, parquet or default_parquet_dir(db))
+    report = import_into(db, parquet, targets, meta, jobs)
     if fmt == "json":
         _emit(import_json(report))
     else:
         render_import(report, output_console())
-    if report.bad and report.imported == 0 and report.already_stored == 0:
-        raise ParseError(f"none of the {report.files} file(s) could be read as a boot log")
+    if report.failure is not None:
+        raise report.failure
 
 
 def summary(
@@ -109,10 +83,10 @@ def summary(
     """Per group: boots, p50/p90/p99 with distribution-free 95% intervals, failures with an exact
     binomial interval."""
     from bootscope.report.fleet_out import render_summary, summary_json
-    from bootscope.usecases.fleet.query import summary as run_summary
+    from bootscope.usecases.fleet.query import fleet_summary
 
     options.check_format(fmt, options.TABLE_JSON)
-    result = run_summary(_view(db, parquet), metric, _fields(by))
+    result = fleet_summary(db, parquet, metric, by)
     if fmt == "json":
         _emit(summary_json(result))
     else:
@@ -131,17 +105,14 @@ def outliers(
 ) -> None:
     """Boots far from their group's median, in MADs (modified z-score, Iglewicz and Hoaglin)."""
     from bootscope.report.fleet_out import outliers_json, render_outliers
-    from bootscope.usecases.fleet.query import outliers as find_outliers
+    from bootscope.usecases.fleet.query import fleet_outliers
 
     options.check_format(fmt, options.TABLE_JSON)
-    if not z_cut > 0:
-        raise InputError("--z must be above 0")
-    fields = _fields(by)
-    found = find_outliers(_view(db, parquet), metric, fields, z_cut)
+    found = fleet_outliers(db, parquet, metric, by, z_cut)
     if fmt == "json":
-        _emit(outliers_json(metric, tuple(fields), found, z_cut))
+        _emit(outliers_json(found.metric, found.by, found.found, found.z_cut))
     else:
-        render_outliers(metric, tuple(fields), found, z_cut, output_console())
+        render_outliers(found.metric, found.by, found.found, found.z_cut, output_console())
 
 
 def compare(
@@ -165,24 +136,18 @@ def compare(
     """Canary against control, stratum by stratum (Hodges-Lehmann) and pooled (van Elteren); exit 1
     when the canary is slower."""
     from bootscope.report.fleet_out import compare_json, render_compare
-    from bootscope.usecases.fleet.query import compare_cohorts
+    from bootscope.usecases.fleet.query import fleet_compare
 
     options.check_format(fmt, options.TABLE_JSON)
-    if not 0 < alpha < 1:
-        raise InputError("--alpha must lie between 0 and 1")
-    if canary == control:
-        raise InputError("--canary and --control name the same cohort")
-    result = compare_cohorts(
-        _view(db, parquet), metric, canary, control, cohort_field=cohort_field, strata=strata, alpha=alpha
+    result = fleet_compare(
+        db, parquet, metric, canary, control, cohort_field=cohort_field, strata=strata, alpha=alpha
     )
-    document = compare_json(result)
     if fmt == "json":
-        _emit(document)
+        _emit(compare_json(result))
     else:
         render_compare(result, output_console())
-    verdicts = [document["pooled"]["verdict"], *(row["verdict"] for row in document["by_stratum"])]
-    if "slower" in verdicts:
-        raise typer.Exit(1)
+    if result.exit_code:
+        raise typer.Exit(result.exit_code)
 
 
 app.command("import")(fleet_import)

@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from bootscope import defaults
 from bootscope.report.console import error_console, output_console
@@ -71,27 +70,14 @@ def build(
 def list_() -> None:
     """List the named images in the user's cache."""
     from bootscope.lab.qemu.image import images_dir, list_images
+    from bootscope.report.image_out import images_table
 
     out = output_console()
     images = list_images()
     if not images:
         out.print("no images (build one with: bootscope image build NAME)")
         return
-    table = Table(title=f"images in {escape(str(images_dir()))}", title_justify="left")
-    for column in ("name", "key", "suite", "kernel", "packages", "size", "build", "disk"):
-        table.add_column(column, overflow="fold")
-    for image in images:
-        table.add_row(
-            escape(image.name or "-"),
-            image.key,
-            escape(image.recipe.suite),
-            escape(image.release),
-            escape(",".join(image.recipe.packages) or "-"),
-            f"{image.recipe.size_bytes >> 20} MiB",
-            f"{image.build_s:.0f} s",
-            escape(str(image.disk)),
-        )
-    out.print(table)
+    out.print(images_table(images, images_dir()))
 
 
 @app.command("serve")

@@ -1,38 +1,27 @@
 """`bootscope kexec`: measure kexec reboot downtime, chain by chain, and compare variants.
 
-Thin: options are parsed here, the run is :func:`bootscope.usecases.run.start_kexec` (the kexec
-workload on the one runner, which stores every reboot as it completes), and the summary is read
-back from the store.
+Thin: options are parsed here; the plan, the run and the exit policy are
+:mod:`bootscope.usecases.kexec`; the output is :mod:`bootscope.report.kexec_out`.
 """
 
 from __future__ import annotations
 
-import json
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
-from rich.text import Text
 
 from bootscope import defaults
 from bootscope.cli import options
 from bootscope.cli.signals import stop_on_signals
-from bootscope.errors import BootError, InputError
+from bootscope.errors import InputError
 from bootscope.lab.qemu import kexec_chain as chain
-from bootscope.metrics import KEXEC_DOWNTIME_S
 from bootscope.report.console import output_console
 
 if TYPE_CHECKING:
     from bootscope.lab.progress import Reporter
-
-TCG_WARNING = (
-    "QEMU TCG timings are not hardware timings: TCG emulates every instruction (purgatory's SHA-256 "
-    "and decompression are far slower than on hardware), and the seed's big items scale with the "
-    "machine (struct page init with memory, smpboot with CPUs). Use --mem-sweep and smp= variants for "
-    "the trend, and --build-initramfs to run the same chain on a real machine."
-)
 
 
 def kexec(
@@ -94,86 +83,51 @@ def kexec(
     Exit status 0 when every kernel of every chain ended ok, 3 when any failed (kexec-error, timeout,
     panic; after printing and storing all), 2 for bad options.
     """
-    from bootscope.lab.executors import open_executor
-    from bootscope.lab.plans.boot import resolve_seed
-    from bootscope.lab.plans.kexec import (
-        KexecPlan,
-        KexecVariant,
-        build_variants,
-        ignored_options,
-        validate_kexec_plan,
-    )
+    from bootscope.lab.plans.settings import GivenSettings
     from bootscope.lab.progress import RichReporter, SilentReporter
-    from bootscope.lab.workloads.kexec import resolve_to
-    from bootscope.report.run_out import print_notes, print_run, run_document  # scipy: only when run
-    from bootscope.store import Store
-    from bootscope.usecases.run import resume_experiment, start_kexec
-    from bootscope.usecases.summary import summarize_run
+    from bootscope.report import kexec_out  # scipy: only when run
+    from bootscope.usecases import kexec as usecase
 
     as_json = options.output_format(fmt, as_json) == "json"
     console = output_console()
     reporter: Reporter = SilentReporter() if as_json else RichReporter(Console(stderr=True, highlight=False))
-    cancel = threading.Event()
+    plan = None
     if resume is not None:
         if from_kernel or variant or build_initramfs:
             raise InputError(
                 "--resume takes no FROM, --variant or --build-initramfs: it reruns the stored plan"
             )
-        with stop_on_signals(cancel), Store.open(db) as store, open_executor(executor_spec, jobs) as executor:
-            result = resume_experiment(resume, store, reporter, cancel=cancel, executor=executor)
-            summary = summarize_run(store, result.experiment.id)
     else:
         if not from_kernel:
             raise InputError("give the FROM kernel (path or debian:cloud), or --resume ID")
         mem_list = memory_sizes(mem, mem_sweep)
         to_spec = to if to is not None else from_kernel
         if build_initramfs is not None:
-            initrd = chain.build_chain_initramfs(resolve_to(to_spec)[0])
-            chain.write_initramfs(initrd, build_initramfs)
-            console.print(
-                Text(f"wrote {build_initramfs}: boot it with bootscope.hops=N on the kernel command line")
-            )
+            written = usecase.write_chain_initramfs(to_spec, build_initramfs)
+            kexec_out.print_initramfs_written(console, written)
             return
-        base = KexecVariant(
-            name="default",
-            to=to_spec,
-            options=chain.KexecOptions(file_load=file_load, no_checks=no_checks),
-            mem_mb=mem_list[0],
-            smp=smp,
-            append=append,
+        # `or None`: -j 0 and an empty --accel have always meant the default here.
+        settings = GivenSettings(
+            seed=seed, timeout_s=timeout, accel=accel or None, jobs=jobs or None, quiet_host=quiet_host
         )
-        variants = build_variants(base, variant or [], mem_list)
-        plan = validate_kexec_plan(
-            KexecPlan(
-                from_spec=from_kernel,
-                variants=tuple(variants),
-                hops=hops,
-                seed=resolve_seed(seed),
-                chains=chains,
-                timeout_s=timeout,
-                accel=accel or "auto",
-                jobs=jobs or 1,
-                quiet_host=quiet_host,
-            )
-        )
+        request = usecase.KexecRequest(
+            from_spec=from_kernel, to_spec=to_spec, hops=hops, chains=chains, settings=settings,
+            mem_sizes_mb=tuple(mem_list), variant_texts=tuple(variant or ()), smp=smp, append=append,
+            no_checks=no_checks, file_load=file_load,
+        )  # fmt: skip
+        plan = usecase.kexec_plan(request)
         if not as_json:
-            console.print(Text(f"warning: {TCG_WARNING}", style="yellow"))
-            print_notes(console, [note for item in variants for note in ignored_options(item)])
-        with stop_on_signals(cancel), Store.open(db) as store, open_executor(executor_spec, jobs) as executor:
-            result = start_kexec(plan, store, reporter, cancel, executor=executor)
-            summary = summarize_run(store, result.experiment.id)
-    experiment_id = result.experiment.id
-    if as_json:
-        console.print_json(json.dumps(run_document(result, summary, store.name)))
-    else:
-        print_run(console, result, summary, store.name, seed_given=seed is not None, noun="kernels")
-        console.print(Text(f"see `bootscope compare {experiment_id} --metric {KEXEC_DOWNTIME_S}`"))
-        console.print(Text(f"warning: {TCG_WARNING}", style="yellow"))
-    if summary.failed:
-        raise BootError(
-            f"{len(summary.failed)} of {summary.stored} kernels of run {experiment_id} failed"
-            f" ({', '.join(sorted({boot.outcome for boot in summary.failed}))}); all are stored"
-        )
+            kexec_out.print_kexec_start(console, usecase.plan_notes(plan))
+    cancel = threading.Event()
+    with stop_on_signals(cancel):
+        outcome = usecase.run_kexec(
+            plan, db=db, resume=resume, executor_spec=executor_spec, jobs=jobs, reporter=reporter,
+            cancel=cancel, seed_given=seed is not None,
+        )  # fmt: skip
+    kexec_out.show_kexec_run(console, outcome, as_json)
+    failure = usecase.kexec_failure(outcome)
+    if failure is not None:
+        raise failure
 
 
 def memory_sizes(mem: str | None, mem_sweep: str | None) -> list[int]:

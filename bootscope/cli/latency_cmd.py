@@ -23,40 +23,20 @@ FormatOpt = Annotated[str, typer.Option("--format", help=f"Output format: {', '.
 ConfidenceOpt = Annotated[float, typer.Option("--confidence", help="Confidence of the quantile intervals.")]
 
 
-def read_text(path: str) -> str:
-    """Return the whole text of ``path`` ('-' is stdin; .gz/.xz/.zst decompressed).
-    Raises InputError for a missing, empty or unreadable file."""
-    from bootscope.sources.files import read_text_lines
-
-    source = read_text_lines(path)
-    text = "\n".join(source)
-    if not text.strip():
-        raise InputError(f"{path}: empty")
-    return text
-
-
 @app.command("analyze")
 def analyze(files: FilesArg, output_format: FormatOpt = "table", confidence: ConfidenceOpt = 0.95) -> None:
     """Show per-thread cycles, min/avg/max and p50/p99/p99.9/p99.99 from latency tool output."""
-    from bootscope.analyze.latency import LatencyRow, summarize_run
-    from bootscope.parse.latency import parse_latency_text
     from bootscope.report.latency_out import latency_json, latency_table
+    from bootscope.usecases.latency_files import analyze_latency_files
 
     if output_format not in OUTPUT_FORMATS:
         raise InputError(f"unknown --format {output_format!r}; use {' or '.join(OUTPUT_FORMATS)}")
-    if not 0 < confidence < 1:
-        raise InputError(f"--confidence must lie between 0 and 1, not {confidence}")
-    rows: list[LatencyRow] = []
-    warnings: list[str] = []
-    for path in files:
-        run = parse_latency_text(read_text(path), "stdin" if path == "-" else path)
-        rows.extend(summarize_run(run, confidence))
-        warnings.extend(run.warnings)
+    found = analyze_latency_files(files, confidence)
     if output_format == "json":
-        print(latency_json(rows, warnings))
+        print(latency_json(found.rows, found.warnings))
         return
-    print(latency_table(rows))
-    for warning in warnings:
+    print(latency_table(found.rows))
+    for warning in found.warnings:
         print(f"warning: {warning}", file=sys.stderr)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -16,7 +17,8 @@ RUN_FORMATS = ("table", "json", "mail")
 TargetArg = Annotated[
     str | None,
     typer.Argument(
-        help="local (this machine), or a kernel for a QEMU guest: debian:rt, debian:amd64, a path."
+        help="local (this machine), ssh://USER@HOST[:PORT] (a machine over SSH), or a kernel for a QEMU"
+        " guest: debian:rt, debian:amd64, a path."
     ),
 ]
 FormatOpt = Annotated[str, typer.Option("--format", help=f"Output format: {', '.join(RUN_FORMATS)}.")]
@@ -61,53 +63,37 @@ def run(
     db: options.Db = defaults.DEFAULT_DB,
     fmt: FormatOpt = "table",
     threshold: ThresholdOpt = None,
+    identity: Annotated[
+        Path | None,
+        typer.Option("--identity", help="ssh:// targets: the private key (default: ssh-agent, ~/.ssh)."),
+    ] = None,
+    known_hosts: Annotated[
+        Path | None,
+        typer.Option("--known-hosts", help="ssh:// targets: known_hosts file (default: ~/.ssh/known_hosts)."),
+    ] = None,
 ) -> None:
     """Run a latency tool many times per variant, interleaved, store every run, compare the tails.
 
     With ``--executor dask://HOST:PORT`` each run is measured on a `bootscope worker`: ``local`` is
-    then the worker's machine (each run records which), a QEMU target boots on the worker."""
+    then the worker's machine (each run records which), a QEMU target boots on the worker. An
+    ``ssh://`` TARGET runs the tool on that machine (``--known-hosts``, ``--identity``)."""
     from bootscope.cli.signals import stop_on_signals
-    from bootscope.lab import runner
     from bootscope.lab.executors import open_executor
-    from bootscope.lab.plans.boot import resolve_seed
-    from bootscope.lab.plans.latency import build_latency_plan, duration_s
-    from bootscope.lab.plans.latency_tools import LatencySettings
     from bootscope.lab.progress import RichReporter, SilentReporter
-    from bootscope.lab.targets.qemu import LocalQemu
-    from bootscope.lab.workloads.latency import LatencyWorkload
     from bootscope.report.console import error_console
     from bootscope.store import Store
+    from bootscope.usecases.latency_run import LatencyRequest, run_latency
 
     fmt = options.check_format(fmt, RUN_FORMATS)
-    err = error_console()
+    request = LatencyRequest(
+        target=target, tool=tool, duration=duration, load=load, interval_us=interval, priority=priority,
+        histogram_us=histogram, variants=tuple(variant or ()), samples=samples, warmup=warmup, seed=seed,
+        accel=accel, allow_unequal=allow_unequal, smp=smp, identity=identity, known_hosts=known_hosts,
+    )  # fmt: skip
     cancel = threading.Event()
-    reporter = SilentReporter() if fmt != "table" else RichReporter(err)
+    reporter = SilentReporter() if fmt != "table" else RichReporter(error_console())
     with stop_on_signals(cancel), Store.open(db) as store, open_executor(executor_spec) as executor:
-        if resume is not None:
-            if target or variant:
-                raise InputError("--resume takes no TARGET or --variant: it reruns the stored plan")
-            result = runner.resume(resume, store, LocalQemu(), reporter, cancel=cancel, executor=executor)
-        else:
-            if not target:
-                raise InputError("give a TARGET (local, debian:rt, a kernel path) or --resume ID")
-            base = LatencySettings(
-                tool=tool, duration_s=duration_s(duration), interval_us=interval, priority=priority,
-                histogram_us=histogram, load=load,
-            )  # fmt: skip
-            plan = build_latency_plan(
-                target,
-                base,
-                variant or [],
-                samples,
-                resolve_seed(seed),
-                warmup,
-                accel or "auto",
-                allow_unequal,
-                smp,
-            )
-            result = runner.start(
-                LatencyWorkload(plan), LocalQemu(), store, reporter, cancel=cancel, executor=executor
-            )
+        result = run_latency(request, resume, store, reporter, cancel, executor)
         _print(store, result.experiment.id, fmt, threshold=threshold, notes=result.notes)
 
 
@@ -165,14 +151,10 @@ def _print(
         threshold_us = round(value * 1e6)
     result = analyze_latency_experiment(store, experiment_id, threshold_us=threshold_us, gev=gev)
     if html:
-        from pathlib import Path
-
         from bootscope.report.latency_html import write_latency_html
 
         write_latency_html(result, Path(html))
     if plot:
-        from pathlib import Path
-
         from bootscope.report.latency_html import write_latency_png
 
         write_latency_png(result, Path(plot))

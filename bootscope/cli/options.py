@@ -23,6 +23,7 @@ import typer
 from bootscope import defaults
 from bootscope.amounts import parse_fraction
 from bootscope.errors import InputError
+from bootscope.lab.plans.settings import GivenSettings
 from bootscope.metrics import BOOT_STOP_METRIC
 from bootscope.parse import FORMATS
 
@@ -89,26 +90,26 @@ def run_settings(
     until: str | None,
     precision: str | None,
     max_n: int | None,
-) -> dict[str, Any]:
-    """Return the run settings given on the command line keyed as ``Plan``'s fields (None: not
-    given, the plan file's or the default applies), for ``build_plan`` and ``build_sweep``.
+) -> GivenSettings:
+    """Return the run settings given on the command line, typed and checked (None: not given, the
+    plan file's or the default applies), for the run, sweep and history use cases.
 
-    Raises InputError for --precision or --max-n without --until, or a --precision that is not a
-    percentage or fraction."""
+    Raises InputError for --precision or --max-n without --until, a --precision that is not a
+    percentage or fraction, or a value :func:`~bootscope.lab.plans.settings.check_settings` refuses."""
     if until is None and (precision is not None or max_n is not None):
         raise InputError("--precision and --max-n apply only with --until precise")
-    return {
-        "samples_per_variant": samples,
-        "warmup_per_variant": warmup,
-        "seed": seed,
-        "timeout_s": timeout,
-        "accel": accel,
-        "jobs": jobs,
-        "quiet_host": quiet_host or None,
-        "until": until,
-        "precision": None if precision is None else parse_fraction(precision, "--precision"),
-        "max_n": max_n,
-    }
+    return GivenSettings(
+        samples_per_variant=samples,
+        warmup_per_variant=warmup,
+        seed=seed,
+        timeout_s=timeout,
+        accel=accel,
+        jobs=jobs,
+        quiet_host=quiet_host or None,
+        until=until,
+        precision=None if precision is None else parse_fraction(precision, "--precision"),
+        max_n=max_n,
+    )
 
 
 def format_option(choices: Sequence[str], default: str | None = None) -> Any:

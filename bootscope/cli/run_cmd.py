@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -147,71 +146,28 @@ def run(
             "--reboot, --console, --console-device, --identity, --known-hosts, --kernel and --no-checks"
             " are for an ssh:// target"
         )
-    out = output_console()
-    err = error_console()
     # Imported here, not at the top: they pull in scipy and sqlalchemy, and every other command's
     # start-up (bootscope --help, analyze) would pay for them.
-    from bootscope.lab.executors import open_executor
-    from bootscope.lab.plans.boot import build_plan
     from bootscope.lab.progress import RichReporter, SilentReporter
-    from bootscope.report.run_out import print_run, run_document
-    from bootscope.store import Store
-    from bootscope.usecases.run import resume_experiment, start_experiment
-    from bootscope.usecases.summary import summarize_run
+    from bootscope.report.run_out import show_run
+    from bootscope.usecases.run import BootRequest, base_options, run_boots
 
-    reporter: Reporter = SilentReporter() if as_json else RichReporter(err)
+    # Settings are read only for a new run: --resume reruns the stored plan's, whatever is given.
+    settings = None if resume is not None else options.run_settings(
+        samples=samples, warmup=warmup, seed=seed, timeout=timeout, accel=accel, jobs=jobs,
+        quiet_host=quiet_host, until=until, precision=precision, max_n=max_n,
+    )  # fmt: skip
+    singles = {
+        "image": image, "append": append, "smp": smp, "mem": mem, "cpu": cpu, "icount": icount,
+        "marker": marker, "initrd": initrd, "disk": disk,
+    }  # fmt: skip
+    given = base_options(singles, {"qemu-arg": qemu_arg, "command": command, "file": file})
+    request = BootRequest(kernel, settings, given, tuple(variant or ()), plan_file)
+    reporter: Reporter = SilentReporter() if as_json else RichReporter(error_console())
     cancel = threading.Event()
-    with stop_on_signals(cancel), Store.open(db) as store, open_executor(executor_spec, jobs) as executor:
-        if resume is not None:
-            if kernel or variant or plan_file:
-                raise InputError("--resume takes no KERNEL, --variant or --plan: it reruns the stored plan")
-            result = resume_experiment(resume, store, reporter, cancel=cancel, executor=executor)
-        else:
-            if not kernel and plan_file is None and image is None:
-                raise InputError(
-                    "give a KERNEL (path or debian:cloud), --image, a --plan file, or --resume ID"
-                )
-            given: list[tuple[str, Any]] = [
-                (name, value)
-                for name, value in (
-                    ("image", image),
-                    ("append", append),
-                    ("smp", smp),
-                    ("mem", mem),
-                    ("cpu", cpu),
-                    ("icount", icount),
-                    ("marker", marker),
-                    ("initrd", initrd),
-                    ("disk", disk),
-                )
-                if value is not None
-            ]
-            given += [("qemu-arg", value) for value in qemu_arg or []]
-            given += [("command", value) for value in command or []]
-            given += [("file", value) for value in file or []]
-            plan = build_plan(
-                kernel=kernel,
-                base_options=given,
-                variant_texts=variant or [],
-                plan_file=plan_file,
-                settings=options.run_settings(
-                    samples=samples,
-                    warmup=warmup,
-                    seed=seed,
-                    timeout=timeout,
-                    accel=accel,
-                    jobs=jobs,
-                    quiet_host=quiet_host,
-                    until=until,
-                    precision=precision,
-                    max_n=max_n,
-                ),
-            )
-            result = start_experiment(
-                plan, store, reporter, cancel=cancel, reprobe=reprobe, executor=executor
-            )
-        summary = summarize_run(store, result.experiment.id)
-    if as_json:
-        out.print_json(json.dumps(run_document(result, summary, store.name)))
-        return
-    print_run(out, result, summary, store.name, seed_given=seed is not None or resume is not None)
+    with stop_on_signals(cancel):
+        outcome = run_boots(
+            request, db=db, resume=resume, executor_spec=executor_spec, jobs=jobs, reporter=reporter,
+            cancel=cancel, reprobe=reprobe,
+        )  # fmt: skip
+    show_run(output_console(), outcome, as_json)

@@ -7,8 +7,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
-from rich.table import Table
 
 from bootscope.cli import options
 from bootscope.report.console import output_console
@@ -32,28 +30,14 @@ def check(
     """Say whether the machine can be measured: reachable, kexec loaded and allowed, journal persistent,
     printk.time, clock source, initcall_debug, free disk; what to change and why. Exit 0 when nothing
     is bad, 1 when a check is bad, 3 when SSH refuses or the machine does not answer."""
-    from bootscope.lab.targets.ssh_check import BAD, check_target
-    from bootscope.lab.targets.ssh_client import parse_ssh_url
-    from bootscope.lab.workloads.ssh import read_local_machine_id
+    from bootscope.report.target_out import target_document, target_table
+    from bootscope.usecases.target import check_machine
 
-    address = parse_ssh_url(target, identity, known_hosts)
-    checks = check_target(address, read_local_machine_id())
+    checked = check_machine(target, identity, known_hosts)
     out = output_console()
     if options.output_format(fmt, False) == "json":
-        document = {
-            "target": address.url,
-            "checks": [
-                {"name": c.name, "status": c.status, "found": c.found, "advice": c.advice} for c in checks
-            ],
-        }
-        out.print_json(json.dumps(document))
+        out.print_json(json.dumps(target_document(checked)))
     else:
-        table = Table(title=f"target {escape(address.url)}", title_justify="left")
-        for column in ("check", "status", "found", "what to change and why"):
-            table.add_column(column, overflow="fold")
-        for c in checks:
-            table.add_row(escape(c.name), c.status, escape(c.found), escape(c.advice))
-        out.print(table)
-    bad = [c.name for c in checks if c.status == BAD]
-    if bad:
+        out.print(target_table(checked))
+    if checked.bad:
         raise typer.Exit(1)

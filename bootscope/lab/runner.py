@@ -25,7 +25,8 @@ from bootscope.lab.plans.schedule import Slot, build_schedule
 from bootscope.lab.plans.stopping import StopRule, stop_rule_for
 from bootscope.lab.progress import Reporter, SilentReporter
 from bootscope.lab.slots import SlotLoop, core_sets
-from bootscope.lab.targets.qemu import Target
+from bootscope.lab.targets import target_for
+from bootscope.lab.targets.base import Target, require
 from bootscope.lab.workloads import workload_from_document
 from bootscope.lab.workloads.protocol import Workload, in_slot
 from bootscope.store import ExperimentRecord, Store
@@ -57,14 +58,17 @@ def start(
     reprobe: bool = False,
     executor: Executor | None = None,
 ) -> RunResult:
-    """Create the experiment for ``workload`` in ``store`` and run it on ``target``; return how it
-    ended. ``stop_rule`` overrides the rule the settings name; setting ``cancel`` stops the run as
-    Ctrl-C does; ``reprobe`` redoes a remembered KVM probe; ``executor`` says where slots run (default:
+    """Create the experiment for ``workload`` in ``store`` and run it on ``target`` (or on the place
+    the workload's plan names, see :func:`bootscope.lab.targets.target_for`); return how it ended.
+    ``stop_rule`` overrides the rule the settings name; setting ``cancel`` stops the run as Ctrl-C
+    does; ``reprobe`` redoes a remembered KVM probe; ``executor`` says where slots run (default:
     this host's threads). Raises BootError/InputError before anything is stored (no kernel, bad
-    options), StoreError if the store fails, KeyboardInterrupt on Ctrl-C (after marking it
-    interrupted)."""
+    options, a target without the capability the workload needs), StoreError if the store fails,
+    KeyboardInterrupt on Ctrl-C (after marking it interrupted)."""
     reporter = reporter or SilentReporter()
     executor = executor or LocalThreads()
+    target = target_for(workload.where(), target)
+    require(target, workload.needs, workload.kind)
     choice = executor.choose_accel(workload, target, workload.settings.accel, reprobe)
     notes = executor.prepare(workload, target, choice.accel)
     experiment = store.create_experiment(
@@ -99,6 +103,8 @@ def resume(
         reporter.note(note)
         return RunResult(experiment, STATUS_COMPLETE, 0, notes=(note,))
     workload = workload_from_document(experiment.plan)
+    target = target_for(workload.where(), target)
+    require(target, workload.needs, workload.kind)
     executor = executor or LocalThreads()
     notes = executor.prepare(workload, target, experiment.accel)
     if experiment.status != STATUS_RUNNING:

@@ -22,7 +22,7 @@ from bootscope.lab.hostinfo import measuring_host
 from bootscope.lab.hostload import HostLoadMeter, wait_for_idle
 from bootscope.lab.plans.schedule import Slot
 from bootscope.lab.progress import Reporter
-from bootscope.lab.targets.qemu import Target
+from bootscope.lab.targets.base import Target
 from bootscope.lab.workloads.protocol import SlotRun, Workload, first_index
 from bootscope.model import LogLine
 from bootscope.store.records import BootRecord, ExperimentRecord

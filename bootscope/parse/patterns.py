@@ -306,3 +306,15 @@ def start_prefixes(exclude: tuple[str, ...] = ()) -> dict[str, tuple[str, ...]]:
             else:
                 loose.add(c)
     return {c: tuple(sorted(prefixes)) for c, prefixes in sorted(pinned.items()) if c not in loose}
+
+
+# Kernel messages searched anywhere in a line, outside the anchored table: a serial console's line may
+# carry terminal noise before the kernel's text, and a machine's dmesg is read as it printed it.
+# init/version.c linux_banner, which init/main.c start_kernel() prints first: a kernel's first line.
+CONSOLE_BANNER_RE = re.compile(r"\bLinux version \S+")
+# init/main.c run_init_process(): "Run %s as init process", as the kernel hands over to init.
+CONSOLE_RUN_INIT_RE = re.compile(r"Run \S+ as init process")
+# kernel/printk/printk.c print_time(): the "[%5lu.%06lu]" stamp before a message (printk.time=1).
+PRINTK_STAMP_RE = re.compile(r"\[\s*(\d+\.\d+)\]")
+# dmesg(1): one record per line, its printk stamp (kernel/printk/printk.c print_time()) then the text.
+DMESG_LINE_RE = re.compile(r"^\[\s*(\d+\.\d+)\] ?(.*)$")

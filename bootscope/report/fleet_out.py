@@ -8,6 +8,7 @@ interval is ``[low, high]`` with null for an end the data cannot bound.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -101,7 +102,7 @@ def render_summary(result: FleetSummary, out: Console) -> None:
     out.print(table)
 
 
-def outliers_json(metric: str, by: tuple[str, ...], found: list[Outlier], z_cut: float) -> dict[str, Any]:
+def outliers_json(metric: str, by: tuple[str, ...], found: Sequence[Outlier], z_cut: float) -> dict[str, Any]:
     """Return the outliers as a JSON-able dict: ``{"metric", "by", "z_cut", "outliers": [...]}``."""
     return {
         "metric": metric,
@@ -125,7 +126,7 @@ def outliers_json(metric: str, by: tuple[str, ...], found: list[Outlier], z_cut:
 
 
 def render_outliers(
-    metric: str, by: tuple[str, ...], found: list[Outlier], z_cut: float, out: Console
+    metric: str, by: tuple[str, ...], found: Sequence[Outlier], z_cut: float, out: Console
 ) -> None:
     """Print the outliers, most extreme first."""
     if not found:
@@ -149,18 +150,6 @@ def render_outliers(
     out.print(table)
 
 
-def verdict(low: float | None, high: float | None) -> str:
-    """Return ``slower``, ``faster`` or ``no difference`` for an interval of canary - control
-    (lower is better for every boot metric); ``too few boots`` without an interval."""
-    if low is None or high is None:
-        return "too few boots"
-    if low > 0:
-        return "slower"
-    if high < 0:
-        return "faster"
-    return "no difference"
-
-
 def compare_json(result: CohortComparison) -> dict[str, Any]:
     """Return a cohort comparison as a JSON-able dict (shifts canary - control, metric's unit)."""
     shift = result.result
@@ -177,7 +166,7 @@ def compare_json(result: CohortComparison) -> dict[str, Any]:
             "ci": list(shift.ci) if shift.ci else None,
             "z": shift.z,
             "p": shift.p_value,
-            "verdict": verdict(*(shift.ci or (None, None))),
+            "verdict": result.pooled_verdict,
         },
         "by_stratum": [
             {
@@ -189,12 +178,9 @@ def compare_json(result: CohortComparison) -> dict[str, Any]:
                 "p": s.p_value,
                 "p_holm": s.p_holm,
                 "method": s.method,
-                # a stratum is judged after Holm's correction over the strata
-                "verdict": verdict(*(s.ci or (None, None)))
-                if s.p_holm < result.alpha or s.ci is None
-                else "no difference",
+                "verdict": stratum_verdict,
             }
-            for s in shift.strata
+            for s, stratum_verdict in zip(shift.strata, result.stratum_verdicts, strict=True)
         ],
     }
 

@@ -6,6 +6,7 @@ the store or computes a statistic.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,6 +17,7 @@ from rich.text import Text
 from bootscope.lab.runner import RunResult
 from bootscope.metrics import DEFINITIONS, unit_of
 from bootscope.report import compare_out
+from bootscope.usecases.run import RunOutcome
 from bootscope.usecases.summary import RunSummary
 
 MAX_FAILED_SHOWN = 10
@@ -105,6 +107,15 @@ def print_run(
     elif result.until_satisfied is False:
         out.print(Text("--until precise: not precise enough when --max-n was reached", style="yellow"))
     out.print(Text(f"stored: experiment {exp.id} in {db} (bootscope export {exp.id} --db {db})"))
+
+
+def show_run(out: Console, outcome: RunOutcome, as_json: bool, noun: str = "boots") -> None:
+    """Print a finished run: its JSON document (:func:`run_document`) or its tables
+    (:func:`print_run`, ``noun`` naming what was measured)."""
+    if as_json:
+        out.print_json(json.dumps(run_document(outcome.result, outcome.summary, outcome.db)))
+        return
+    print_run(out, outcome.result, outcome.summary, outcome.db, seed_given=outcome.seed_given, noun=noun)
 
 
 def print_failed(out: Console, failed: Sequence[Any]) -> None:

@@ -352,7 +352,7 @@ class Store:
         record = self.experiment(exp_id)
         result: dict[str, list[float]] = {variant.name: [] for variant in record.variants}
         for boot in self.boots(exp_id):
-            if boot.superseded or boot.outcome != "ok" or (boot.warmup and not include_warmup):
+            if not (boot.counts or (include_warmup and boot.final_ok)):
                 continue
             value = boot.metrics.get(metric)
             if value is not None:

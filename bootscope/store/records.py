@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from bootscope.model import Outcome
+
 # Experiment life cycle: running -> complete, or running -> interrupted (Ctrl-C, crash, kill);
 # an interrupted experiment can be resumed, which sets it back to running.
 STATUS_RUNNING = "running"
@@ -84,6 +86,16 @@ class BootRecord:
     metrics: Mapping[str, float | None] = field(default_factory=dict)
     id: int | None = None
     placement: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def final_ok(self) -> bool:
+        """True for the final attempt at its position (not superseded) that ended ok, warm-up or not."""
+        return not self.superseded and self.outcome == Outcome.OK
+
+    @property
+    def counts(self) -> bool:
+        """True for a boot that counts in statistics: the final attempt, ended ok, not a warm-up."""
+        return self.final_ok and not self.warmup
 
 
 @dataclass(frozen=True, slots=True)

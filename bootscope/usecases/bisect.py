@@ -21,9 +21,9 @@ import subprocess
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from bootscope import defaults
+from bootscope import defaults, metrics
 from bootscope.amounts import parse_fraction
-from bootscope.errors import InputError
+from bootscope.errors import BootError, BootscopeError, InputError, StatsError
 from bootscope.lab.plans.boot import Plan, VariantSpec, plan_from_dict, validate_plan
 from bootscope.lab.progress import Reporter
 from bootscope.stats.decision import BAD, GOOD, UNKNOWN, BisectDecision, decide
@@ -211,3 +211,88 @@ def bisect_commit(
     else:
         message = f"cannot tell after {last.n_candidate} boots (--max-n {max_n}); skipping; {summary}"
     return BisectOutcome(last.verdict, exit_code(last.verdict), tuple(decisions), tuple(runs), message)
+
+
+@dataclass(frozen=True, slots=True)
+class BisectRequest:
+    """What ``bootscope bisect-run`` was asked for at one commit: run ``build`` (a shell command, in
+    the working directory), boot ``kernel`` in batches of ``n`` up to ``max_n`` boots (``warmup``
+    warm-ups and ``timeout_s`` seconds each), with ``append`` or the command line in
+    ``append_file``, and compare ``metric`` with the reference ``RUN:VARIANT`` at ``threshold`` (text:
+    ``5%`` or ``0.05``) and ``alpha``. ``old_baseline`` is the value of the deprecated ``--baseline``
+    (the same as ``--reference``), None when not given."""
+
+    reference: str | None
+    kernel: Path
+    metric: str = metrics.DEFAULT_METRIC
+    threshold: str = "5%"
+    n: int = 6
+    max_n: int = 24
+    build: str | None = None
+    append: str | None = None
+    append_file: Path | None = None
+    alpha: float = defaults.ALPHA
+    warmup: int = 0
+    timeout_s: float | None = None
+    old_baseline: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BisectAnswer:
+    """What ``git bisect run`` is told: a one-line message and the exit code (0 good, 1 bad, 125
+    skip, 128 abort the bisect)."""
+
+    message: str
+    exit_code: int
+
+
+def bisect_step(request: BisectRequest, db: str, cwd: Path, reporter: Reporter | None = None) -> BisectAnswer:
+    """Answer ``git bisect run`` for the commit checked out in ``cwd``: build it, boot it, compare it
+    with the reference in store ``db``; return the message and exit code. Raises nothing: bad options,
+    a bad reference or store abort the bisect (128), since every commit would fail alike; a failed
+    build, a kernel that does not boot or too few boots skip the commit (125)."""
+    try:
+        reference = _reference(request)
+        threshold = parse_threshold(request.threshold)
+        metrics.definition(request.metric)
+        looks_allowed(request.n, request.max_n)
+    except BootscopeError as error:
+        return BisectAnswer(f"error: {error}", EXIT_ABORT)
+    if request.build:
+        ok, tail = run_build(request.build, cwd)
+        if not ok:
+            return BisectAnswer(f"build failed, skipping this commit: {tail}", EXIT_SKIP)
+    try:
+        command_line = request.append
+        if request.append_file is not None:
+            try:
+                command_line = request.append_file.read_text(encoding="utf-8").strip()
+            except OSError as error:
+                raise BootError(f"--append-file {request.append_file}: {error.strerror}") from None
+        with Store.open(db) as store:
+            good = load_reference(store, reference, request.metric)
+            outcome = bisect_commit(
+                store=store, baseline=good, kernel=request.kernel, append=command_line, metric=request.metric,
+                threshold=threshold, alpha=request.alpha, n=request.n, max_n=request.max_n,
+                warmup=request.warmup, timeout_s=request.timeout_s, reporter=reporter,
+            )  # fmt: skip
+    except (BootError, StatsError) as error:
+        # This commit cannot be measured (it does not boot, or too few boots finished): skip it.
+        return BisectAnswer(f"cannot test this commit, skipping: {error}", EXIT_SKIP)
+    except BootscopeError as error:
+        # Bad reference, store or options: every commit would fail alike, so stop the bisect.
+        return BisectAnswer(f"error: {error}", EXIT_ABORT)
+    return BisectAnswer(f"{outcome.message} (runs {', '.join(map(str, outcome.runs))})", outcome.exit_code)
+
+
+def _reference(request: BisectRequest) -> str:
+    """Return the reference ``RUN:VARIANT`` from --reference or the deprecated --baseline; raises
+    InputError when they disagree or neither names a RUN:VARIANT."""
+    reference = request.reference
+    if request.old_baseline is not None:
+        if reference not in (None, request.old_baseline):
+            raise InputError(f"--baseline {request.old_baseline} and --reference {reference} disagree")
+        reference = request.old_baseline
+    if reference is None or ":" not in reference:
+        raise InputError("--reference RUN:VARIANT is required (a stored run of the good kernel)")
+    return reference

@@ -8,14 +8,14 @@ split as ``analyze`` splits them). Each boot becomes a :class:`BootParts`; the c
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bootscope.analyze.components import GAP, KINDS, PHASE, Components, boot_components, top_gap_names
 from bootscope.errors import BootscopeError, InputError
-from bootscope.metrics import KERNEL_INIT_S
+from bootscope.metrics import DEFAULT_METRIC, KERNEL_INIT_S, LOGIN_PROMPT_S, SYSTEMD_USERSPACE_S, definition
 from bootscope.stats.attribution import ComponentSamples, DiffResult, attribute
 
 if TYPE_CHECKING:  # sqlalchemy: only for stored runs
@@ -66,7 +66,7 @@ def parts_from_run(
     result: dict[str, list[BootParts]] = {variant.name: [] for variant in record.variants}
     kernel_only = metric == KERNEL_INIT_S and not every_component
     for boot in boots:
-        if boot.superseded or boot.outcome != "ok" or boot.warmup:
+        if not boot.counts:
             continue
         stored = analyze_stored_boot(store, record.id, boot.index, records=boots, top_n=GAPS_PER_BOOT)
         analysis = stored.analysis
@@ -256,3 +256,88 @@ def explain_steps(
         )  # fmt: skip
         found.append((step, result))
     return found
+
+
+def diff(
+    run: str | None,
+    a_logs: Sequence[Path] | None,
+    b_logs: Sequence[Path] | None,
+    *,
+    db: str,
+    metric: str,
+    by: Sequence[str],
+    top: int,
+    baseline: str | None,
+    variant: str | None,
+    alpha: float,
+    fdr: float,
+    warn: Callable[[str], None],
+) -> DiffResult:
+    """Return the diff of a stored run's ``variant`` against its ``baseline`` (``run`` in ``db``), or
+    of the boots in ``b_logs`` against those in ``a_logs`` (log files and directories), over the
+    component kinds ``by`` (every kind when empty); ``top`` is the number of components to be shown.
+    Log files skipped are handed to ``warn``, one line each, before the comparison.
+    Raises InputError for an unknown metric or kind, a metric the kinds cannot decompose, ``top``
+    below 1, ``fdr`` outside (0, 1), both inputs or none, or a side with fewer than 2 totals;
+    StoreError for an unknown run."""
+    definition(metric)
+    kinds = check_kinds(by)
+    if kinds == ("unit",) and metric == DEFAULT_METRIC:
+        raise InputError(
+            f"systemd's units start after Run /init, outside {DEFAULT_METRIC}: give --metric"
+            f" {SYSTEMD_USERSPACE_S} (or {LOGIN_PROMPT_S}) with --by unit"
+        )
+    if top < 1:
+        raise InputError("--top must be at least 1")
+    if not 0 < fdr < 1:
+        raise InputError(f"--fdr must lie between 0 and 1, not {fdr}")
+    if (run is None) == (a_logs is None and b_logs is None):
+        raise InputError("give either RUN or --a-logs and --b-logs")
+    if run is not None:
+        from bootscope.store import Store  # sqlalchemy: only for a stored run
+
+        with Store.open(db) as store:
+            return diff_run(
+                store, run, metric=metric, kinds=kinds, baseline=baseline, variant=variant,
+                alpha=alpha, fdr=fdr,
+            )  # fmt: skip
+    if not a_logs or not b_logs:
+        raise InputError("give both --a-logs and --b-logs")
+    side_a, warn_a = parts_from_logs(a_logs, metric, kinds)
+    side_b, warn_b = parts_from_logs(b_logs, metric, kinds)
+    for line in (*warn_a, *warn_b):
+        warn(line)
+    names = (a_logs[0].name or "a", b_logs[0].name or "b")
+    if names[0] == names[1]:
+        names = ("a", "b")
+    return diff_parts(
+        side_a, side_b, metric=metric, names=names, kinds=kinds, source="logs", alpha=alpha, fdr=fdr
+    )
+
+
+def split_run(text: str) -> tuple[str, str | None]:
+    """Return the run and the variant (None when not named) of ``RUN`` or ``RUN:VARIANT``; raises
+    InputError for ``RUN:`` with no variant."""
+    run, colon, variant = text.partition(":")
+    if colon and not variant:
+        raise InputError(f"{text!r}: expected RUN or RUN:VARIANT")
+    return run, variant or None
+
+
+def run_variant_parts(
+    store: Store, text: str, metric: str, every_component: bool = False
+) -> tuple[str, list[BootParts]]:
+    """Return the variant named by ``RUN[:VARIANT]`` (a run of one variant needs no name) and its
+    counting boots as BootParts (see :func:`parts_from_run`). Raises InputError for a missing or
+    unknown variant, StoreError for an unknown run."""
+    run, variant = split_run(text)
+    run_id, by_variant = parts_from_run(store, run, metric, every_component=every_component)
+    if variant is None:
+        if len(by_variant) != 1:
+            raise InputError(
+                f"run {run_id} has variants {', '.join(by_variant)}; name one as {run_id}:VARIANT"
+            )
+        variant = next(iter(by_variant))
+    if variant not in by_variant:
+        raise InputError(f"variant {variant!r} is not in run {run_id} (variants: {', '.join(by_variant)})")
+    return variant, by_variant[variant]

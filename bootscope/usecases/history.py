@@ -12,17 +12,22 @@ import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from bootscope import defaults, metrics
 from bootscope.errors import BootError, InputError
-from bootscope.lab.plans.boot import Plan, VariantSpec, plan_from_dict, validate_plan
+from bootscope.lab.plans.boot import Plan, VariantSpec, plan_from_dict, plan_with_settings, validate_plan
+from bootscope.lab.plans.settings import GivenSettings
 from bootscope.lab.progress import Reporter
 from bootscope.stats.changepoint import ChangePointResult, detect_change_points
 from bootscope.stats.summary import median_ci
 from bootscope.store import Store
 from bootscope.usecases.run import start_experiment
+
+if TYPE_CHECKING:
+    from bootscope.stats.attribution import DiffResult
 
 # `debian:<flavour>` series: every linux-image-<upstream>-<abi>-<flavour>-amd64 the index offers.
 _DEBIAN_SERIES = {"cloud": "cloud-amd64", "amd64": "amd64", "rt": "rt-amd64"}
@@ -208,35 +213,79 @@ def history_from_run(store: Store, run: int | str, metric: str, alpha: float = 0
     return analyse_history(order, samples, metric, "s", alpha, seed=record.seed, run=record.id)
 
 
-def history_json(result: HistoryResult) -> dict[str, Any]:
-    """Return the JSON-able document of a history: per position its name, kernel, n, median and the
-    median's 95 % interval (metric's unit); per change point the positions it lies between, the
-    shift with its interval, the relative shift and the raw and adjusted p; the method and alpha."""
-    return {
-        "run": result.run,
-        "metric": result.metric,
-        "unit": result.unit,
-        "positions": [
-            {
-                "name": p.name,
-                "kernel": p.kernel,
-                "n": p.n,
-                "median": p.median,
-                "median_ci": list(p.median_ci) if p.median_ci else None,
-            }
-            for p in result.positions
-        ],
-        "change_points": [
-            {
-                "after": c.index,
-                "between": [result.positions[c.index].name, result.positions[c.index + 1].name],
-                "shift": {"estimate": c.shift, "ci": list(c.shift_ci) if c.shift_ci else None},
-                "relative": c.shift_relative,
-                "p": c.p,
-                "p_adjusted": c.p_adjusted,
-            }
-            for c in result.change_points.change_points
-        ],
-        "method": result.change_points.method,
-        "alpha": result.change_points.alpha,
-    }
+@dataclass(frozen=True, slots=True)
+class HistoryRequest:
+    """What ``bootscope history`` was asked for: boot the series that ``spec`` and ``versions`` name
+    (see :func:`resolve_versions`) on one machine (``append``, ``smp``, ``mem_mb`` MiB, TCG
+    ``icount_shift``) with run ``settings``, or read stored run ``from_run``; the series of
+    ``metric``, its change points at ``alpha``, and per change point the components of the ``by``
+    kinds that moved."""
+
+    metric: str
+    alpha: float = defaults.ALPHA
+    spec: str | None = None
+    versions: str = "all"
+    from_run: str | None = None
+    settings: GivenSettings | None = None
+    append: str = ""
+    smp: int = defaults.DEFAULT_SMP
+    mem_mb: int = defaults.DEFAULT_MEM_MB
+    icount_shift: int | None = None
+    by: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryOutcome:
+    """A history and, with ``--by``, per change point (the position before the step) the diff of
+    the positions around it (None without ``--by``)."""
+
+    result: HistoryResult
+    explained: tuple[tuple[int, DiffResult], ...] | None = None
+
+
+def history_command(request: HistoryRequest, db: str, reporter: Reporter | None = None) -> HistoryOutcome:
+    """Return the history ``request`` asks for: the series booted now (every boot stored in ``db``)
+    or read from a stored run, and with ``by`` the components that moved at each change point.
+    Raises InputError for an unknown metric or --by kind, neither or both of SPEC and --from-run, a
+    bad series or plan; StoreError for an unknown run; as :func:`run_history` does."""
+    from bootscope.usecases.diff import check_kinds  # the diff machinery: only with --by
+
+    metrics.definition(request.metric)
+    if request.by:
+        check_kinds(request.by)
+    if (request.spec is None) == (request.from_run is None):
+        raise InputError("give either SPEC (to boot a series) or --from-run RUN (to read one)")
+    with Store.open(db) as store:
+        if request.from_run is not None:
+            result = history_from_run(store, request.from_run, request.metric, request.alpha)
+        else:
+            assert request.spec is not None
+            kernels = resolve_versions(request.spec, request.versions)
+            base = VariantSpec(
+                name="base",
+                kernel=kernels[0],
+                append=request.append,
+                smp=request.smp,
+                mem_mb=request.mem_mb,
+                icount_shift=request.icount_shift,
+            )
+            template = plan_with_settings((base,), request.settings or GivenSettings())
+            plan = history_plan(kernels, base, template)
+            result = run_history(plan, store, request.metric, request.alpha, reporter)
+        explained = _explain(store, result, request.by, request.alpha) if request.by else None
+    return HistoryOutcome(result, explained)
+
+
+def _explain(
+    store: Store, result: HistoryResult, by: Sequence[str], alpha: float
+) -> tuple[tuple[int, DiffResult], ...]:
+    """Return, per change point of ``result``, the diff of the positions around it (``--by`` kinds)."""
+    from bootscope.usecases.diff import check_kinds, explain_steps
+
+    steps = [change.index for change in result.change_points.change_points]
+    if result.run is None or not steps:
+        return ()
+    kinds = check_kinds(by)
+    return tuple(
+        explain_steps(store, result.run, steps, metric=result.metric, kinds=kinds, alpha=alpha, fdr=alpha)
+    )

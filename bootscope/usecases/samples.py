@@ -136,7 +136,7 @@ def unit_samples(store: Store, run: int, unit: str) -> dict[str, list[float]]:
     boots = store.boots(record.id)
     result: dict[str, list[float]] = {variant.name: [] for variant in record.variants}
     for boot in boots:
-        if boot.superseded or boot.outcome != "ok" or boot.warmup:
+        if not boot.counts:
             continue
         analysis = analyze_stored_boot(store, record.id, boot.index, records=boots).analysis
         took = next((u.activation_s for u in analysis.units if u.unit == unit), None)

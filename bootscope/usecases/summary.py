@@ -21,7 +21,7 @@ from bootscope.metrics import (
     SUMMARY_METRICS,
     unit_of,
 )
-from bootscope.model import Comparison
+from bootscope.model import Comparison, Outcome
 from bootscope.stats.compare import Options, compare_many
 from bootscope.store import Store
 from bootscope.store.records import BootRecord, ExperimentRecord
@@ -59,7 +59,7 @@ def summarize(
         mine = [boot for boot in boots if boot.variant == name]
         final = [boot for boot in mine if not boot.superseded]
         measured = [boot for boot in final if not boot.warmup]
-        ok = [boot for boot in measured if boot.outcome == "ok"]
+        ok = [boot for boot in mine if boot.counts]
         spreads = {}
         for metric in metrics:
             values = [v for v in (boot.metrics.get(metric) for boot in ok) if v is not None]
@@ -84,7 +84,7 @@ def summarize(
 
 def failed_boots(boots: Sequence[BootRecord]) -> list[BootRecord]:
     """Return the final attempts that did not end ok (warm-ups included), in run order."""
-    return [boot for boot in boots if not boot.superseded and boot.outcome != "ok"]
+    return [boot for boot in boots if not boot.superseded and boot.outcome != Outcome.OK]
 
 
 MIN_COMPARED_N = 2  # compare needs at least two samples a side

@@ -16,8 +16,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from bootscope import defaults
+from bootscope import defaults, metrics
 from bootscope.errors import InputError, StatsError
+from bootscope.lab.executors import open_executor
 from bootscope.lab.executors.local import Executor
 from bootscope.lab.plans.boot import (
     RUN_KEYS,
@@ -28,6 +29,7 @@ from bootscope.lab.plans.boot import (
     read_toml,
     validate_plan,
 )
+from bootscope.lab.plans.settings import GivenSettings, settings_from_mapping
 from bootscope.lab.progress import Reporter
 from bootscope.metrics import DEFAULT_METRIC
 from bootscope.model import Comparison
@@ -196,13 +198,12 @@ def build_sweep(
     kernel: str | None,
     param_texts: Sequence[str],
     plan_file: Path | None,
-    settings: Mapping[str, Any],
+    settings: GivenSettings,
     metric: str | None = None,
 ) -> SweepSetup:
     """Return the sweep the command line describes: the plan file's ``[grid]`` and boot options
-    first, then ``kernel`` and the ``--param`` texts. ``settings`` are the run settings keyed as
-    :func:`bootscope.lab.plans.boot.build_plan` takes them (Plan field -> value, None: not given); they win
-    over the plan file's, and a cell gets ``defaults.SAMPLES_PER_CELL`` boots unless told. The metric
+    first, then ``kernel`` and the ``--param`` texts. The run ``settings`` given win over the plan
+    file's, and a cell gets ``defaults.SAMPLES_PER_CELL`` boots unless told. The metric
     is ``metric``, else the plan file's, else the default metric. Raises InputError naming the bad
     part (no kernel, a bad parameter, level, option or setting)."""
     params = [parse_param(text) for text in param_texts]
@@ -226,9 +227,9 @@ def build_sweep(
         raise InputError("name a KERNEL (or kernel = ... in the plan, or --param kernel=A,B)")
     if not base.kernel:
         base = apply_option(base, "kernel", "unset")  # every cell sets its own kernel
-    merged.update({key: value for key, value in settings.items() if value is not None})
+    merged.update(settings.given())
     cells = expand_grid(params)
-    plan = sweep_plan(cells, base, plan_with_settings((base,), merged))
+    plan = sweep_plan(cells, base, plan_with_settings((base,), settings_from_mapping(merged)))
     return SweepSetup(tuple(params), tuple(cells), plan, metric or file_metric or DEFAULT_METRIC)
 
 
@@ -285,59 +286,6 @@ def analyse_sweep(
     )
 
 
-def sweep_json(result: SweepResult) -> dict[str, Any]:
-    """Return the JSON-able dict of the issue's shape: run, metric, baseline params, and per cell its
-    params, n, median, shift (estimate, ci; metric's unit, cell minus baseline), p (Holm-adjusted
-    when several cells), verdict; plus the best cell and the main effects."""
-    import numpy as np
-
-    def cell_entry(item: CellResult) -> dict[str, Any]:
-        entry: dict[str, Any] = {
-            "params": item.cell.as_dict(),
-            "variant": item.cell.name,
-            "n": len(item.samples),
-            "median": float(np.median(item.samples)),
-        }
-        comparison = item.comparison
-        if comparison is None:
-            entry.update({"shift": {"estimate": 0.0, "ci": None}, "p": None, "verdict": "baseline"})
-            return entry
-        p = comparison.p_adjusted if comparison.p_adjusted is not None else comparison.tests[0].p
-        entry.update(
-            {
-                "shift": {
-                    "estimate": comparison.shift_estimate,
-                    "ci": list(comparison.shift_ci) if comparison.shift_ci else None,
-                    "relative": comparison.shift_relative,
-                },
-                "p": p,
-                "verdict": comparison.verdict,
-            }
-        )
-        return entry
-
-    return {
-        "run": result.run,
-        "metric": result.metric,
-        "unit": result.unit,
-        "alpha": result.alpha,
-        "baseline": cell_entry(result.baseline),
-        "cells": [cell_entry(item) for item in (result.baseline, *result.cells)],
-        "best": {"params": result.best.as_dict(), "variant": result.best.name} if result.best else None,
-        "main_effects": {
-            "dominant": result.effects.dominant,
-            "parameters": [
-                {
-                    "name": effect.name,
-                    "spread": effect.spread,
-                    "levels": [{"level": lv.level, "n": lv.n, "median": lv.median} for lv in effect.levels],
-                }
-                for effect in result.effects.parameters
-            ],
-        },
-    }
-
-
 def run_sweep(
     cells: Sequence[Cell],
     plan: Plan,
@@ -354,3 +302,30 @@ def run_sweep(
     result = start_experiment(plan, store, reporter, executor=executor)
     experiment_id = result.experiment.id
     return analyse_sweep(cells, store.samples(experiment_id, metric), metric, "s", options, experiment_id)
+
+
+def sweep_command(
+    *,
+    kernel: str | None,
+    param_texts: Sequence[str],
+    plan_file: Path | None,
+    settings: GivenSettings,
+    metric: str | None,
+    db: str,
+    executor_spec: str | None = None,
+    alpha: float = defaults.ALPHA,
+    reporter: Reporter | None = None,
+) -> tuple[SweepSetup, SweepResult]:
+    """Build the sweep (:func:`build_sweep`), check its metric, run it in store ``db`` on the
+    executor ``executor_spec`` names, and return the setup with the analysis (cells compared at
+    ``alpha``, Holm-corrected). Raises InputError for a bad sweep or an unknown metric, and as
+    :func:`run_sweep` does."""
+    setup = build_sweep(
+        kernel=kernel, param_texts=param_texts, plan_file=plan_file, settings=settings, metric=metric
+    )
+    metrics.definition(setup.metric)
+    with Store.open(db) as store, open_executor(executor_spec, settings.jobs) as executor:
+        result = run_sweep(
+            setup.cells, setup.plan, store, setup.metric, Options(alpha=alpha), reporter, executor
+        )
+    return setup, result

@@ -45,3 +45,23 @@ class RunView:
     environment: tuple[tuple[str, str], ...] = ()
     example: BootView | None = None
     diffs: tuple[DiffResult, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ReportView:
+    """What ``bootscope report`` draws: a stored run (``run``), or a boot of the logs (``boot``) with
+    the other boots of those logs (``others``) and a boot to set beside it (``vs``, None: none)."""
+
+    run: RunView | None = None
+    boot: BootView | None = None
+    vs: BootView | None = None
+    others: tuple[BootView, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class MetricValues:
+    """One metric's values (its unit) per variant of a run or per log file, and per variant its
+    median with the median's interval (None: none; empty for logs)."""
+
+    values: Mapping[str, list[float]]
+    medians: Mapping[str, tuple[float, float | None, float | None]] = field(default_factory=dict)

@@ -15,7 +15,7 @@ from bootscope.analyze.components import KINDS
 from bootscope.analyze.stored import analyze_stored_boot
 from bootscope.analyze.systemd import systemd_accounting
 from bootscope.errors import InputError, StatsError
-from bootscope.metrics import EXPORT_METRICS, KEXEC_METRICS, unit_of
+from bootscope.metrics import EXPORT_METRICS, KEXEC_METRICS, REGISTRY, definition, unit_of
 from bootscope.model import Comparison, Outcome, Sample, SideSummary
 from bootscope.parse import parse_log
 from bootscope.sources.files import read_text_lines
@@ -25,7 +25,93 @@ from bootscope.stats.summary import summarize
 from bootscope.store.db import Store
 from bootscope.store.records import BootRecord
 from bootscope.usecases.summary import workload_metrics
-from bootscope.usecases.view_types import BootView, FailedBoot, RunView
+from bootscope.usecases.view_types import BootView, FailedBoot, MetricValues, ReportView, RunView
+
+
+def one_source(logs: Sequence[Path] | None, run: str | None) -> list[Path]:
+    """Return the log files to read (none for a stored run); raises InputError unless exactly one
+    of ``logs`` and ``run`` is given."""
+    if run is not None and logs:
+        raise InputError("give either log files or --run, not both")
+    if run is None and not logs:
+        raise InputError("give a log file or --run ID")
+    return list(logs or [])
+
+
+def boot_view(logs: Sequence[Path] | None, run: str | None, db: str, boot: int | None, fmt: str) -> BootView:
+    """Return boot ``boot`` of the log files (1-based, default the first) or of the stored run
+    ``run`` in ``db`` (its index in the run, default its first boot that counts), analysed. Raises
+    InputError for both inputs or none, a boot that is not there or a run with no boot that ended
+    ok; StoreError for an unknown run or boot; ParseError for a log with no timestamp."""
+    paths = one_source(logs, run)
+    if run is None:
+        return pick_boot(boots_from_logs(paths, fmt), boot or 1)
+    with Store.open(db) as store:
+        exp = store.experiment(run)
+        records = store.boots(exp.id)
+        if boot is None:
+            counting = [b for b in records if b.counts]
+            if not counting:
+                raise InputError(f"run {exp.id} has no boot that ended OK; choose one with --boot")
+            boot = counting[0].index
+        return stored_boot(store, exp.id, boot, records)
+
+
+def report_view(
+    logs: Sequence[Path] | None,
+    run: str | None,
+    db: str,
+    *,
+    boot: int | None,
+    vs: Path | None,
+    fmt: str,
+    alpha: float,
+) -> ReportView:
+    """Return what ``report`` draws: the stored run ``run`` in ``db`` (summaries and comparisons at
+    ``alpha``, each variant's diff), or boot ``boot`` (1-based, default the first) of the log files
+    with the first boot of ``vs`` beside it. Raises InputError for both inputs or none, ``vs`` with
+    a run, or a boot that is not there; StoreError for an unknown run."""
+    paths = one_source(logs, run)
+    if run is not None:
+        if vs is not None:
+            raise InputError("--vs compares two logs; for a run the comparison table is already there")
+        with Store.open(db) as store:
+            return ReportView(run=run_view(store, run, alpha, with_diffs=True))
+    views = boots_from_logs(paths, fmt)
+    main = pick_boot(views, boot or 1)
+    other = pick_boot(boots_from_logs([vs], fmt), 1) if vs is not None else None
+    return ReportView(boot=main, vs=other, others=tuple(v for v in views if v is not main))
+
+
+def metric_values(
+    logs: Sequence[Path] | None, run: str | None, db: str, metric: str, *, fmt: str, alpha: float
+) -> MetricValues:
+    """Return ``metric``'s values per log file (each boot one value) or, for the stored run ``run``
+    in ``db``, per variant (the boots that count) with each variant's median and interval at
+    ``alpha``. Raises InputError for an unknown metric or both inputs or none; StoreError for an
+    unknown run."""
+    try:
+        definition(metric)
+    except InputError:
+        raise InputError(f"--metric {metric}: choose one of {', '.join(REGISTRY)}") from None
+    paths = one_source(logs, run)
+    if run is None:
+        values: dict[str, list[float]] = {}
+        for path in paths:
+            for view in boots_from_logs([path], fmt):
+                value = getattr(view.breakdown.metrics, metric, None)
+                if value is not None:
+                    values.setdefault(path.name, []).append(value)
+        return MetricValues(values)
+    with Store.open(db) as store:
+        view_run = run_view(store, run, alpha, with_example=False)
+    values = {v: [] for v in view_run.variants}
+    for sample in view_run.samples:
+        value = sample.metrics.get(metric)
+        if value is not None and sample.outcome is Outcome.OK and not sample.warmup:
+            values.setdefault(sample.variant, []).append(value)
+    medians = {s.name: (s.median, *(s.median_ci or (None, None))) for s in view_run.summaries.get(metric, ())}
+    return MetricValues(values, medians)
 
 
 def boots_from_logs(paths: Sequence[Path], fmt: str = "auto") -> list[BootView]:
@@ -111,7 +197,9 @@ def run_view(
                     Options(alpha=alpha),
                     base,
                 )
-    failures = tuple(FailedBoot(b.variant, b.index, b.outcome, b.reason) for b in final if b.outcome != "ok")
+    failures = tuple(
+        FailedBoot(b.variant, b.index, b.outcome, b.reason) for b in final if b.outcome != Outcome.OK
+    )
     environment = [(f"host {k}", str(v)) for k, v in sorted(exp.host.items())]
     environment.append(
         ("accelerator", f"{exp.accel} ({exp.accel_reason})" if exp.accel_reason else exp.accel)
@@ -122,9 +210,9 @@ def run_view(
     environment.append(("kernel releases", ", ".join(releases) or "not recorded"))
     environment += [("created", exp.created), ("status", exp.status), ("order seed", str(exp.seed))]
     example = None
-    ok = [b for b in final if b.outcome == "ok" and not b.warmup]
-    if with_example and ok:
-        example = stored_boot(store, exp.id, ok[0].index, records)
+    counting = [b for b in final if b.counts]
+    if with_example and counting:
+        example = stored_boot(store, exp.id, counting[0].index, records)
     diffs = _diffs(store, exp.id, variants, alpha) if with_diffs and len(variants) >= 2 else ()
     return RunView(
         title=f"bootscope run {exp.id}",

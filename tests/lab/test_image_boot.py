@@ -19,6 +19,7 @@ from kernel_pin import TEST_IMAGE
 
 from bootscope.analyze.captured import analyze_captured
 from bootscope.lab.plans.boot import build_plan
+from bootscope.lab.plans.settings import GivenSettings
 from bootscope.lab.qemu.image_guest import DELAY_OPTION, DELAY_UNIT
 from bootscope.metrics import INITRD_S, KERNEL_INIT_S, LOGIN_PROMPT_S, SYSTEMD_USERSPACE_S
 from bootscope.store import Store
@@ -130,7 +131,11 @@ def test_masking_the_slow_unit_is_called_faster(image_ab: ImageRun) -> None:
 
 def test_image_variant_ends_at_the_login_prompt_with_more_memory() -> None:
     plan = build_plan(
-        kernel=None, base_options=[("image", "x")], variant_texts=[], plan_file=None, settings={"seed": 1}
+        kernel=None,
+        base_options=[("image", "x")],
+        variant_texts=[],
+        plan_file=None,
+        settings=GivenSettings(seed=1),
     )
     (variant,) = plan.variants
     assert variant.image == "x" and variant.kernel == "" and variant.mem_mb == 1024
@@ -140,6 +145,6 @@ def test_image_variant_ends_at_the_login_prompt_with_more_memory() -> None:
         base_options=[("image", "x"), ("mem", 2048), ("marker", "# $")],
         variant_texts=[],
         plan_file=None,
-        settings={"seed": 1},
+        settings=GivenSettings(seed=1),
     ).variants[0]
     assert own.mem_mb == 2048 and own.marker == "# $"

@@ -10,6 +10,7 @@ import pytest
 
 from bootscope.errors import InputError
 from bootscope.lab.plans.boot import build_plan
+from bootscope.lab.plans.settings import GivenSettings
 from bootscope.lab.qemu.image import Image, ImageRecipe
 from bootscope.lab.qemu.kernels import KernelImage
 from bootscope.lab.qemu.root_initramfs import RootInitramfs, RootModule
@@ -55,7 +56,7 @@ def _workload(*variants: str) -> BootWorkload:
         base_options=[("image", "img")],
         variant_texts=list(variants),
         plan_file=None,
-        settings={"seed": 1},
+        settings=GivenSettings(seed=1),
     )
     return BootWorkload(plan)
 

@@ -14,6 +14,7 @@ import pytest
 from bootscope.errors import InputError
 from bootscope.lab.plans.boot import Plan, VariantSpec, build_plan, parse_variant, plan_from_dict
 from bootscope.lab.plans.schedule import build_schedule
+from bootscope.lab.plans.settings import GivenSettings
 from bootscope.lab.qemu.process import build_command
 from bootscope.lab.targets.qemu import LocalQemu
 from bootscope.lab.workloads.boot import BootWorkload
@@ -26,7 +27,7 @@ def _plan(**kwargs: object) -> Plan:
         base_options=kwargs.get("base_options", []),  # type: ignore[arg-type]
         variant_texts=kwargs.get("variants", []),  # type: ignore[arg-type]
         plan_file=kwargs.get("plan_file"),  # type: ignore[arg-type]
-        settings=settings,
+        settings=GivenSettings(**settings),
     )
 
 

@@ -2,7 +2,8 @@
 tests/conftest.py) served ONCE for the whole session by `bootscope image serve` (QEMU under TCG,
 127.0.0.1:PORT forwarded to its SSH port, its serial console on a UNIX socket), measured as any
 machine with `bootscope run ssh://...`: kexec reboots with an A/B over --append, firmware reboots,
-a bad host key refused, `target check`, and a machine that never comes back (QEMU stopped mid-run).
+a bad host key refused, `target check`, `latency run ssh://...` (cyclictest on the machine, rt-tests
+in the image), and a machine that never comes back (QEMU stopped mid-run).
 Every stored breakdown is checked against the guest's own journal, read over SSH by the test, and
 every downtime against the console's host stamps stored with the boot."""
 
@@ -27,7 +28,7 @@ from ssh_keys import ssh_test_key
 
 from bootscope.analyze.stored import analyze_stored_boot
 from bootscope.lab.workloads.ssh_collect import split_console
-from bootscope.lab.workloads.ssh_reboot import console_marks
+from bootscope.lab.workloads.ssh_timeline import console_marks
 from bootscope.metrics import (
     INITRD_S,
     KERNEL_INIT_S,
@@ -326,6 +327,37 @@ def test_target_check_and_a_bad_host_key_refused(served: Served, tmp_path: Path)
         assert store.list_experiments() == []
     check_refused = _bootscope("target", "check", served.url, *args)
     assert check_refused.returncode == 3 and "host key" in check_refused.stderr
+
+
+@pytest.mark.boot
+@pytest.mark.timeout(1800)
+def test_latency_runs_over_ssh_as_on_this_host_with_the_machines_facts(
+    served: Served, tmp_path: Path
+) -> None:
+    # The seam's proof: an SSH machine runs commands as this host does, so `latency run` measures it.
+    db = tmp_path / "latency.db"
+    done = _bootscope(
+        "latency", "run", served.url, *served.ssh_args(), "--tool", "cyclictest", "--duration", "2s",
+        "-n", "2", "--db", str(db), "--format", "json", timeout_s=900,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    release = served.run("uname -r").stdout.strip()
+    cmdline = served.run("cat /proc/cmdline").stdout.strip()
+    assert release and cmdline
+    with Store.open(str(db)) as store:
+        (summary,) = store.list_experiments()
+        experiment = summary.experiment
+        assert experiment.accel == "none" and experiment.plan["variants"][0]["kernel"] == served.url
+        boots = store.boots(experiment.id)
+        assert len(boots) == 2 and not any(boot.superseded for boot in boots)  # each run stored once
+        for boot in boots:
+            assert boot.outcome == "ok", boot.reason
+            assert boot.kernel_release == release  # the machine's kernel, not this host's
+            log = [line.text for line in store.boot_log(experiment.id, boot.index)]
+            assert f"kernel_release={release}" in log and f"cmdline={cmdline}" in log
+            assert any(line.startswith("preemption=") and line != "preemption=" for line in log)
+            assert any(line.startswith("tool_command=cyclictest ") for line in log)
+            assert boot.metrics.get("latency_max_us") is not None
 
 
 @pytest.mark.boot

@@ -37,13 +37,12 @@ from bootscope.lab.workloads.ssh_collect import (
     stored_console,
     stored_lines,
 )
-from bootscope.lab.workloads.ssh_reboot import (
+from bootscope.lab.workloads.ssh_reboot import load_command, order_command
+from bootscope.lab.workloads.ssh_timeline import (
     ConsoleMarks,
     Timeline,
     classify,
     console_marks,
-    load_command,
-    order_command,
     reboot_metrics,
 )
 from bootscope.metrics import (

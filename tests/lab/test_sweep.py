@@ -12,7 +12,9 @@ from scipy import stats as sps
 from bootscope import defaults
 from bootscope.errors import InputError, StatsError
 from bootscope.lab.plans.boot import Plan, VariantSpec
+from bootscope.lab.plans.settings import GivenSettings
 from bootscope.metrics import KERNEL_INIT_S, USERSPACE_S
+from bootscope.report.sweep_out import sweep_json
 from bootscope.usecases.sweep import (
     analyse_sweep,
     build_sweep,
@@ -20,7 +22,6 @@ from bootscope.usecases.sweep import (
     expand_grid,
     parse_param,
     read_grid_file,
-    sweep_json,
     sweep_plan,
 )
 
@@ -90,7 +91,7 @@ def test_build_sweep_takes_the_run_settings_and_the_command_line_wins(tmp_path: 
         f'metric = "{USERSPACE_S}"\n[grid]\nsmp = [1, 2]\n'
     )
     setup = build_sweep(
-        kernel=None, param_texts=["append=,quiet"], plan_file=plan_file, settings={"seed": 9, "jobs": None}
+        kernel=None, param_texts=["append=,quiet"], plan_file=plan_file, settings=GivenSettings(seed=9)
     )
     plan = setup.plan
     assert [p.name for p in setup.params] == ["smp", "append"] and len(setup.cells) == 4
@@ -100,13 +101,13 @@ def test_build_sweep_takes_the_run_settings_and_the_command_line_wins(tmp_path: 
     assert (plan.precision, plan.max_n, plan.timeout_s) == (0.02, 40, 30.0)
     assert plan.samples_per_variant == defaults.SAMPLES_PER_CELL and setup.metric == USERSPACE_S
     told = build_sweep(
-        kernel="/k/b", param_texts=["smp=1,2"], plan_file=None, settings={"samples_per_variant": 3},
+        kernel="/k/b", param_texts=["smp=1,2"], plan_file=None, settings=GivenSettings(samples_per_variant=3),
         metric=KERNEL_INIT_S,
     )  # fmt: skip
     assert told.plan.samples_per_variant == 3 and told.metric == KERNEL_INIT_S
     assert {v.kernel for v in told.plan.variants} == {"/k/b"}
     with pytest.raises(InputError, match="name a KERNEL"):
-        build_sweep(kernel=None, param_texts=["smp=1,2"], plan_file=None, settings={})
+        build_sweep(kernel=None, param_texts=["smp=1,2"], plan_file=None, settings=GivenSettings())
 
 
 def test_analyse_sweep_against_scipy_and_holm_by_hand() -> None:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from bootscope.analyze.breakdown import analyze_boot, analyze_columns
 from bootscope.parse import iter_boots, scan_boots
-from bootscope.parse.chunked import _fixed_stamps
+from bootscope.parse.block_probes import fixed_stamps
 from bootscope.parse.patterns import INITCALL_SCAN, PATTERNS
 
 
@@ -161,7 +161,7 @@ def test_fixed_width_stamps_equal_float_of_their_text(micros: list[int]) -> None
     text = "\n".join(lines)
     codes = np.frombuffer(text.encode("ascii") + bytes(16), np.uint8)
     starts = np.array([0, *[i + 1 for i, c in enumerate(text) if c == "\n"]], dtype=np.int64)
-    fixed, stamp_us = _fixed_stamps(codes, starts)
+    fixed, stamp_us = fixed_stamps(codes, starts)
     for line, is_fixed, us in zip(lines, fixed.tolist(), stamp_us.tolist(), strict=True):
         stamp = line[1 : line.index("]")]
         # five characters of seconds fit up to 99999 s; wider ones are the regex's
@@ -272,16 +272,16 @@ def _real_texts(data_dir: object) -> Iterator[tuple[str, str]]:
 
 
 def test_declared_first_two_characters_are_right_on_every_real_line(data_dir: object) -> None:
-    from bootscope.parse.chunked import _MAY_START_KNOWN, _codes
+    from bootscope.parse.block_probes import MAY_START_KNOWN, char_codes
 
     checked = 0
     for name, text in _real_texts(data_dir):
         for p in PATTERNS:
             if p.name.startswith("initcall_") or not p.regex.match(text):
                 continue
-            codes = _codes(text[:2] + "\n")
+            codes = char_codes(text[:2] + "\n")
             first, second = (min(int(c), 128) for c in codes[:2])
-            assert _MAY_START_KNOWN[first, second], (p.name, name, text[:40])
+            assert MAY_START_KNOWN[first, second], (p.name, name, text[:40])
             checked += 1
     assert checked > 200
 
@@ -305,12 +305,12 @@ def test_declared_first_two_characters_are_right_on_every_real_line(data_dir: ob
     )
 )
 def test_split_embedded_cuts_lines_as_the_line_parser_splits_them(lines: list[str]) -> None:
-    from bootscope.parse.chunked import _codes, _split_embedded
+    from bootscope.parse.block_probes import char_codes, split_embedded
     from bootscope.parse.formats import parse_dmesg
 
     text = "\n".join(lines)
-    codes, starts, ends = _split_embedded(text)
-    assert np.array_equal(codes, _codes(text))
+    codes, starts, ends = split_embedded(text)
+    assert np.array_equal(codes, char_codes(text))
     pieces = [text[a:b] for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
     assert all("\n" not in piece for piece in pieces)
     # each piece is one line of the per-line parser, in order
@@ -322,25 +322,25 @@ def test_split_embedded_cuts_lines_as_the_line_parser_splits_them(lines: list[st
 def _kept_as_candidate(text: str) -> bool:
     """Whether the block scan's filters (first two characters, pinned literals, indentation) let
     a line with this text reach the pattern table's regex."""
-    from bootscope.parse.chunked import _MAY_START_KNOWN, _after_indent_ok, _codes, _pinned_ok
+    from bootscope.parse.block_probes import MAY_START_KNOWN, after_indent_ok, char_codes, pinned_ok
 
-    codes = _codes(text + "\n")
+    codes = char_codes(text + "\n")
     padded = np.concatenate((codes, np.zeros(64, np.uint8)))
     at = np.zeros(1, np.int64)
     first = np.minimum(padded[at], 128)
-    if not _MAY_START_KNOWN[first[0], min(int(padded[1]), 128)]:
+    if not MAY_START_KNOWN[first[0], min(int(padded[1]), 128)]:
         return False
-    import bootscope.parse.chunked as chunked
+    import bootscope.parse.block_probes as block_probes
 
     kept = []
-    for scanner in (chunked.scanner, None):  # the C probe and numpy's must agree
-        saved, chunked.scanner = chunked.scanner, scanner
+    for scanner in (block_probes.scanner, None):  # the C probe and numpy's must agree
+        saved, block_probes.scanner = block_probes.scanner, scanner
         try:
-            kept.append(len(_pinned_ok(padded, at, np.zeros(1, np.int64), first)) == 1)
+            kept.append(len(pinned_ok(padded, at, np.zeros(1, np.int64), first)) == 1)
         finally:
-            chunked.scanner = saved
+            block_probes.scanner = saved
     assert kept[0] == kept[1], text
-    return kept[0] and bool(_after_indent_ok(padded, at, first)[0])
+    return kept[0] and bool(after_indent_ok(padded, at, first)[0])
 
 
 @pytest.mark.parametrize("name", [p.name for p in PATTERNS if not p.name.startswith("initcall_")])

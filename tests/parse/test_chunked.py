@@ -12,7 +12,8 @@ from columns_arrays import as_arrays
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bootscope.analyze.breakdown import analyze_boot, analyze_columns, top_gaps
+from bootscope.analyze.breakdown import analyze_boot, analyze_columns
+from bootscope.analyze.gaps import top_gaps
 from bootscope.errors import ParseError
 from bootscope.model import LogLine
 from bootscope.parse import SMALL_LOG_CHARS, BlockBoots, LineBoots, iter_boots, scan_boots

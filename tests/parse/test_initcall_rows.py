@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import bootscope.parse.initcall_rows as initcall_rows
 from bootscope.parse import iter_boots, scan_boots
-from bootscope.parse.chunked import _codes
+from bootscope.parse.block_probes import char_codes
 from bootscope.parse.columns import columns_from_lines
 from bootscope.parse.initcall_rows import PAD_CHARS, TextSpans, read_initcalls
 from bootscope.parse.patterns import INITCALL_SCAN
@@ -21,7 +21,7 @@ def _read(lines: list[str], native: bool = True) -> list[tuple[bool, str, str, s
     """Read every line (each starts with its text) with the C scanner (``native``) or numpy; None
     where no row was kept."""
     text = "\n".join(lines)
-    codes = _codes(text)
+    codes = char_codes(text)
     padded = np.concatenate((codes, np.zeros(PAD_CHARS, codes.dtype)))
     starts = np.array([0, *[i + 1 for i, c in enumerate(text) if c == "\n"]], dtype=np.int64)
     ends = np.array([*(starts[1:] - 1).tolist(), len(text)], dtype=np.int64)

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import bootscope.parse.chunked as chunked
+import bootscope.parse.block_probes as block_probes
 import bootscope.parse.initcall_rows as initcall_rows
 from bootscope.analyze.breakdown import analyze_columns
 from bootscope.errors import BootscopeError
@@ -29,7 +29,7 @@ def test_the_c_scanner_is_built() -> None:
 @given(st.text(max_size=200))
 def test_codes_are_latin1_or_0x80_as_the_codec_path_gives(text: str) -> None:
     assert scanner is not None
-    expected = text.encode("latin-1", errors=chunked._NOT_LATIN1)
+    expected = text.encode("latin-1", errors=block_probes.NOT_LATIN1)
     assert scanner.codes(text) == expected
 
 
@@ -42,11 +42,11 @@ def test_fixed_stamps_as_numpy_reads_them(lines: list[str]) -> None:
     assert scanner is not None
     lines = [*lines, "[    1.000001] a", "[12345.123456]", "[ 1.000000] short"]
     text = "\n".join(lines)
-    codes = chunked._codes(text)
+    codes = block_probes.char_codes(text)
     padded = np.concatenate((codes, np.zeros(initcall_rows.PAD_CHARS, np.uint8)))
     starts = np.array([0, *[i + 1 for i, c in enumerate(text) if c == "\n"]], dtype=np.int64)
-    want_fixed, want_us = chunked._numpy_fixed_stamps(padded, starts)
-    fixed, stamp_us = chunked._fixed_stamps(padded, starts)
+    want_fixed, want_us = block_probes.numpy_fixed_stamps(padded, starts)
+    fixed, stamp_us = block_probes.fixed_stamps(padded, starts)
     assert fixed.tolist() == want_fixed.tolist()
     assert stamp_us.tolist() == want_us.tolist()
     assert fixed[-3] and stamp_us[-3] == 1_000_001 and stamp_us[-2] == 12345_123456
@@ -82,7 +82,7 @@ def test_the_numpy_code_gives_the_same_boots_on_every_real_log(
 ) -> None:
     logs = [path for path in sorted([*data_dir.glob("*.log"), *(data_dir / "hw").glob("*.log")])]
     with_c = {path.name: _documents(path) for path in logs}
-    monkeypatch.setattr(chunked, "scanner", None)
+    monkeypatch.setattr(block_probes, "scanner", None)
     monkeypatch.setattr(initcall_rows, "scanner", None)
     without_c = {path.name: _documents(path) for path in logs}
     assert json.dumps(with_c, sort_keys=True, default=str) == json.dumps(

@@ -235,3 +235,15 @@ def test_locked_database_is_a_store_error(tmp_path: Path, monkeypatch: pytest.Mo
     store.record_boot(exp.id, BootRecord("a", 0, False, "ok"), [])
     assert len(store.boots(exp.id)) == 1
     store.close()
+
+
+def test_a_boot_counts_when_final_ok_and_not_a_warmup() -> None:
+    from bootscope.model import Outcome
+
+    counting = BootRecord("v", 0, warmup=False, outcome=Outcome.OK.value)
+    assert counting.counts and counting.final_ok
+    warmup = BootRecord("v", 1, warmup=True, outcome="ok")
+    assert warmup.final_ok and not warmup.counts
+    assert not BootRecord("v", 2, warmup=False, outcome="ok", superseded=True).final_ok
+    for failed in (Outcome.TIMEOUT, Outcome.PANIC, Outcome.QEMU_ERROR):
+        assert not BootRecord("v", 3, warmup=False, outcome=failed.value).final_ok

@@ -41,7 +41,8 @@ from bootscope.lab.executors.dask_worker import (
 from bootscope.lab.executors.remote import MeasuredSlot
 from bootscope.lab.plans.schedule import Slot
 from bootscope.lab.qemu.accel import AccelChoice
-from bootscope.lab.targets.qemu import LocalQemu, Target
+from bootscope.lab.targets.base import Target
+from bootscope.lab.targets.qemu import LocalQemu
 from bootscope.lab.workloads.protocol import Workload
 
 if TYPE_CHECKING:

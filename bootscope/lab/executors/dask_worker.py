@@ -31,7 +31,8 @@ from bootscope.lab.hostinfo import measuring_host
 from bootscope.lab.plans.schedule import Slot
 from bootscope.lab.qemu.accel import AccelChoice
 from bootscope.lab.slots import core_sets
-from bootscope.lab.targets.qemu import Target
+from bootscope.lab.targets import target_for
+from bootscope.lab.targets.base import Target, require
 from bootscope.lab.workloads import workload_from_document
 from bootscope.lab.workloads.protocol import Workload
 
@@ -80,7 +81,7 @@ class SlotPlugin(WorkerPlugin):
         with self.lock:  # one preparation at a time: they build the same cached files
             if key not in self.prepared:
                 workload = workload_from_document(document)
-                target = target_factory()
+                target = worker_target(workload, target_factory)
                 notes = workload.prepare(target, accel)
                 if len(self.prepared) >= PREPARED_KEPT:
                     self.prepared.pop(next(iter(self.prepared)))
@@ -105,6 +106,14 @@ class SlotPlugin(WorkerPlugin):
         return MeasuredSlot(measured.slot, measured.records, (*notes, *measured.notes), self.address)
 
 
+def worker_target(workload: Workload, target_factory: TargetFactory) -> Target:
+    """Return the target ``workload`` runs on here: the plan's place (this worker's host for a local
+    latency run) or the factory's target; raises InputError when it lacks what the workload needs."""
+    target = target_for(workload.where(), target_factory())
+    require(target, workload.needs, workload.kind)
+    return target
+
+
 def _plugin() -> SlotPlugin:
     plugin = get_worker().plugins.get(PLUGIN_NAME)
     if not isinstance(plugin, SlotPlugin):
@@ -122,7 +131,8 @@ def choose_accel_task(
 ) -> AccelChoice:
     """Task: return the accelerator the plan's workload chooses on this worker for ``requested``."""
     try:
-        return workload_from_document(document).choose_accel(target_factory(), requested, reprobe)
+        workload = workload_from_document(document)
+        return workload.choose_accel(worker_target(workload, target_factory), requested, reprobe)
     except BootscopeError as error:
         raise _here(error) from None
 

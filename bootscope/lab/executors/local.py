@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from bootscope.lab.plans.schedule import Slot
 from bootscope.lab.qemu.accel import AccelChoice
-from bootscope.lab.targets.qemu import Target
+from bootscope.lab.targets.base import Target
 from bootscope.lab.workloads.protocol import Workload
 
 if TYPE_CHECKING:  # the runner imports this module for its default executor

@@ -17,7 +17,7 @@ from typing import Any
 from bootscope.lab.plans.schedule import Slot
 from bootscope.lab.progress import SilentReporter
 from bootscope.lab.slots import SlotLoop
-from bootscope.lab.targets.qemu import Target
+from bootscope.lab.targets.base import Target
 from bootscope.lab.workloads.protocol import Workload
 from bootscope.model import LogLine
 from bootscope.store.records import STATUS_RUNNING, BootRecord, ExperimentRecord

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 import tomllib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,7 @@ from typing import Any
 from bootscope import defaults
 from bootscope.errors import InputError
 from bootscope.lab.plans.boot_variant import BOOT_OPTIONS, OPTIONS, VariantSpec, apply_option, parse_variant
+from bootscope.lab.plans.settings import ACCELS, UNTIL, GivenSettings, check_settings, settings_from_mapping
 from bootscope.lab.plans.variants import NAME_RE
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "BOOT_OPTIONS",
     "OPTIONS",
     "UNTIL",
+    "GivenSettings",
     "Plan",
     "VariantSpec",
     "apply_option",
@@ -34,9 +36,6 @@ __all__ = [
     "resolve_seed",
     "validate_plan",
 ]
-
-ACCELS = ("auto", "kvm", "tcg")
-UNTIL = ("precise",)
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,22 +165,16 @@ def validate_plan(plan: Plan) -> Plan:
         if variant.icount_shift is not None and variant.smp != 1:
             raise InputError(f"variant {variant.name}: icount needs smp=1")
         _check_guest(variant)
-    if plan.samples_per_variant < 1:
-        raise InputError(f"samples per variant must be at least 1 (got {plan.samples_per_variant})")
-    if plan.warmup_per_variant < 0:
-        raise InputError(f"warm-up boots cannot be negative (got {plan.warmup_per_variant})")
-    if plan.jobs < 1:
-        raise InputError(f"-j must be at least 1 (got {plan.jobs})")
-    if plan.timeout_s <= 0:
-        raise InputError(f"--timeout must be positive (got {plan.timeout_s})")
-    if plan.accel not in ACCELS:
-        raise InputError(f"--accel must be one of {', '.join(ACCELS)} (got {plan.accel!r})")
-    if plan.until is not None and plan.until not in UNTIL:
-        raise InputError(f"--until must be one of {', '.join(UNTIL)} (got {plan.until!r})")
-    if plan.max_n is not None and plan.max_n < plan.samples_per_variant:
-        raise InputError(f"--max-n ({plan.max_n}) must be at least -n ({plan.samples_per_variant})")
-    if not 0 < plan.precision < 1:
-        raise InputError(f"--precision must be between 0 and 100 % (got {plan.precision:%})")
+    check_settings(
+        samples_per_variant=plan.samples_per_variant,
+        warmup_per_variant=plan.warmup_per_variant,
+        jobs=plan.jobs,
+        timeout_s=plan.timeout_s,
+        accel=plan.accel,
+        until=plan.until,
+        precision=plan.precision,
+        max_n=plan.max_n,
+    )
     return plan
 
 
@@ -231,12 +224,12 @@ def build_plan(
     base_options: Sequence[tuple[str, Any]],
     variant_texts: Sequence[str],
     plan_file: Path | None,
-    settings: Mapping[str, Any],
+    settings: GivenSettings,
 ) -> Plan:
     """Return a validated Plan from the command line: the plan file (if any) first, then ``kernel``
     and ``base_options`` (option name, value) as the base of every variant, then ``--variant`` texts,
-    then ``settings`` (Plan field -> value; None means not given). The seed is drawn at random when
-    not given. Raises InputError naming the bad option."""
+    then ``settings`` (those given win over the plan file's). The seed is drawn at random when not
+    given. Raises InputError naming the bad option."""
     base = VariantSpec(name="default", kernel="")
     variants: list[VariantSpec] = []
     merged: dict[str, Any] = {}
@@ -252,43 +245,14 @@ def build_plan(
     variants += [parse_variant(text, base) for text in variant_texts]
     if not variants:
         variants = [replace(base, name="default")]
-    merged.update({key: value for key, value in settings.items() if value is not None})
-    return plan_with_settings(tuple(variants), merged)
+    # Merged before typing: a command-line value replaces the file's, even one the file got wrong.
+    merged.update(settings.given())
+    return plan_with_settings(tuple(variants), settings_from_mapping(merged))
 
 
-def plan_with_settings(variants: Sequence[VariantSpec], settings: Mapping[str, Any]) -> Plan:
-    """Return the validated Plan of ``variants`` with ``settings`` (Plan field -> value, each
-    converted to the field's type; a missing seed is drawn at random). Raises InputError for an
-    unknown setting, a value of the wrong type, or a plan that cannot run."""
-    typed: dict[str, Any] = {}
-    for key, value in settings.items():
-        if key not in _SETTING_TYPES:
-            raise InputError(f"unknown plan setting {key!r}")
-        try:
-            typed[key] = _SETTING_TYPES[key](value)
-        except (TypeError, ValueError):
-            raise InputError(
-                f"plan setting {key}: {value!r} is not a {_SETTING_TYPES[key].__name__}"
-            ) from None
-    seed = typed.pop("seed", None)
-    return validate_plan(Plan(variants=tuple(variants), seed=resolve_seed(seed), **typed))
-
-
-def _bool(value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    raise ValueError(value)
-
-
-_SETTING_TYPES: dict[str, Callable[[Any], Any]] = {
-    "samples_per_variant": int,
-    "warmup_per_variant": int,
-    "seed": int,
-    "timeout_s": float,
-    "accel": str,
-    "jobs": int,
-    "quiet_host": _bool,
-    "until": str,
-    "precision": float,
-    "max_n": int,
-}
+def plan_with_settings(variants: Sequence[VariantSpec], settings: GivenSettings) -> Plan:
+    """Return the validated Plan of ``variants`` with ``settings`` (those not given: the defaults; a
+    missing seed is drawn at random). Raises InputError for a plan that cannot run."""
+    given = settings.given()
+    seed = given.pop("seed", None)
+    return validate_plan(Plan(variants=tuple(variants), seed=resolve_seed(seed), **given))

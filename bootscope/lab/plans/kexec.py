@@ -14,8 +14,8 @@ from typing import Any
 from bootscope import defaults
 from bootscope.errors import InputError
 from bootscope.lab.plans import variants
-from bootscope.lab.plans.boot import ACCELS
-from bootscope.lab.plans.settings import RunSettings
+from bootscope.lab.plans.boot import resolve_seed
+from bootscope.lab.plans.settings import GivenSettings, RunSettings, check_settings
 from bootscope.lab.plans.variants import OptionTable, flag, whole_number
 from bootscope.lab.qemu import kexec_chain as chain
 
@@ -174,10 +174,26 @@ def validate_kexec_plan(plan: KexecPlan) -> KexecPlan:
         )
     if not plan.variants:
         raise InputError("a kexec experiment needs at least one variant")
-    if plan.jobs < 1:
-        raise InputError(f"-j must be at least 1 (got {plan.jobs})")
-    if plan.accel not in ACCELS:
-        raise InputError(f"--accel must be one of {', '.join(ACCELS)} (got {plan.accel!r})")
-    if plan.timeout_s is not None and plan.timeout_s <= 0:
-        raise InputError(f"--timeout must be positive (got {plan.timeout_s})")
+    check_settings(jobs=plan.jobs, timeout_s=plan.timeout_s, accel=plan.accel)
     return plan
+
+
+def build_kexec_plan(
+    from_spec: str, variants: Sequence[KexecVariant], hops: int, chains: int, settings: GivenSettings
+) -> KexecPlan:
+    """Return the validated KexecPlan: ``chains`` chains of ``hops`` reboots per variant, booted
+    from ``from_spec``, run as ``settings`` say (seed drawn at random when not given; a kexec run
+    has no warm-up slot and no stopping rule). Raises InputError naming the first problem."""
+    return validate_kexec_plan(
+        KexecPlan(
+            from_spec=from_spec,
+            variants=tuple(variants),
+            hops=hops,
+            seed=resolve_seed(settings.seed),
+            chains=chains,
+            timeout_s=settings.timeout_s,
+            accel=settings.accel or "auto",
+            jobs=settings.jobs or 1,
+            quiet_host=bool(settings.quiet_host),
+        )
+    )

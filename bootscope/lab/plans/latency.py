@@ -1,9 +1,10 @@
 """The plan of ``latency run``: where it runs, its variants and the guard rails between them.
 
-TARGET ``local`` runs the tools on this machine (no kernel or command-line variants: the host boots
-what it boots); anything else is the kernel of a QEMU guest (``debian:rt``, a path), and variants may
-change the kernel, its command line (``isolcpus=``, ``nohz_full=``, ``threadirqs``, ``preempt=full``),
-the tool's settings and the load. Variant syntax: ``NAME:OPTION=VALUE,...``
+TARGET ``local`` runs the tools on this machine and ``ssh://USER@HOST[:PORT]`` on a machine reached
+over SSH (no kernel or command-line variants: the machine boots what it boots); anything else is
+the kernel of a QEMU guest (``debian:rt``, a path), and variants may change the kernel, its command
+line (``isolcpus=``, ``nohz_full=``, ``threadirqs``, ``preempt=full``), the tool's settings and the
+load. Variant syntax: ``NAME:OPTION=VALUE,...``
 (:mod:`bootscope.lab.plans.variants`).
 
 Guard rails: variants that differ in how the tool measures (interval, priority, threads, affinity,
@@ -26,6 +27,7 @@ from bootscope.lab.plans.variants import OptionTable, parse_variant, whole_numbe
 from bootscope.stats.latency import MIN_EXCEEDANCES
 
 LOCAL = "local"
+SSH_SCHEME = "ssh://"
 # The settings that must match across variants for a like-for-like comparison.
 COMPARABLE_SETTINGS = ("interval_us", "priority", "threads", "affinity", "duration_s", "histogram_us",
                        "main_cpu", "load")  # fmt: skip
@@ -49,6 +51,16 @@ class LatencyVariant:
     def local(self) -> bool:
         """True when the tool runs on this machine."""
         return self.kernel == LOCAL
+
+    @property
+    def guest(self) -> bool:
+        """True when the tool runs in a QEMU guest (not on this machine or an SSH machine)."""
+        return not is_machine(self.kernel)
+
+
+def is_machine(target: str) -> bool:
+    """Return True when TARGET names a machine that runs the tools itself: ``local`` or an SSH URL."""
+    return target == LOCAL or target.startswith(SSH_SCHEME)
 
 
 def duration_s(text: Any) -> int:
@@ -102,6 +114,8 @@ class LatencyPlan:
     warmup_per_variant: int = 0
     accel: str = "auto"
     allow_unequal: bool = False
+    identity: str | None = None  # an SSH machine's key and known_hosts file (None: ssh's defaults)
+    known_hosts: str | None = None
 
     def settings(self) -> RunSettings:
         """Return the runner's settings (one slot = one tool run, -j 1: runs must not disturb each other)."""
@@ -113,8 +127,13 @@ class LatencyPlan:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the plan as JSON-able data (read back by :func:`latency_plan_from_dict`)."""
-        return asdict(self)
+        """Return the plan as JSON-able data (read back by :func:`latency_plan_from_dict`); the SSH
+        files only where given, so a plan without them is stored as before they existed."""
+        data = asdict(self)
+        for name in ("identity", "known_hosts"):
+            if data[name] is None:
+                del data[name]
+        return data
 
 
 def latency_plan_from_dict(data: Mapping[str, Any]) -> LatencyPlan:
@@ -135,6 +154,8 @@ def latency_plan_from_dict(data: Mapping[str, Any]) -> LatencyPlan:
             warmup_per_variant=int(data.get("warmup_per_variant", 0)),
             accel=str(data.get("accel", "auto")),
             allow_unequal=bool(data.get("allow_unequal", False)),
+            identity=data.get("identity"),
+            known_hosts=data.get("known_hosts"),
         )
     except (KeyError, TypeError, ValueError) as error:
         raise InputError(f"the stored latency plan cannot be read: {error}") from None
@@ -150,14 +171,17 @@ def build_latency_plan(
     accel: str = "auto",
     allow_unequal: bool = False,
     smp: int = DEFAULT_SMP,
+    identity: str | None = None,
+    known_hosts: str | None = None,
 ) -> LatencyPlan:
-    """Return the plan for TARGET (``local`` or a kernel spec) with ``base`` settings and the variant
+    """Return the plan for TARGET (``local``, an SSH URL or a kernel spec; ``identity`` and
+    ``known_hosts`` for an SSH machine) with ``base`` settings and the variant
     texts (none: one variant called ``base``). Raises InputError for bad options, kernel or command
-    line variants on ``local``, a mix of tools, or (without ``allow_unequal``) variants whose
+    line variants on a machine (``local``, SSH), a mix of tools, or (without ``allow_unequal``) variants whose
     measuring settings or load differ."""
     if samples < 1 or warmup < 0:
         raise InputError("-n must be at least 1 and --warmup at least 0")
-    kernel = LOCAL if target == LOCAL else target
+    kernel = target
     start = LatencyVariant(name="base", kernel=kernel, smp=smp, settings=base)
     variants = tuple(parse_variant(text, start, OPTIONS) for text in variant_texts) or (start,)
     names = [v.name for v in variants]
@@ -165,12 +189,12 @@ def build_latency_plan(
         raise InputError(f"variant names must differ: {', '.join(names)}")
     for variant in variants:
         check_settings(variant.settings)
-        if (variant.kernel == LOCAL) != (target == LOCAL):
+        if (is_machine(variant.kernel) or is_machine(target)) and variant.kernel != target:
             raise InputError(
                 f"variant {variant.name}: kernel={variant.kernel} cannot mix with TARGET {target}: local runs"
                 " measure this machine's own kernel; give a kernel TARGET (debian:rt, a path) to vary kernels"
             )
-        if variant.local and variant.append:
+        if not variant.guest and variant.append:
             raise InputError(
                 f"variant {variant.name}: append= needs a QEMU TARGET (this machine's command line is fixed)"
             )
@@ -182,14 +206,14 @@ def build_latency_plan(
             f"variants differ in {', '.join(unequal)}: that changes what is measured, not only the kernel;"
             " make them equal, or pass --allow-unequal to measure anyway (every report then says so)"
         )
-    return LatencyPlan(variants, samples, seed, warmup, accel, allow_unequal)
+    return LatencyPlan(variants, samples, seed, warmup, accel, allow_unequal, identity, known_hosts)
 
 
 def unequal_settings(variants: Sequence[LatencyVariant]) -> list[str]:
     """Return the names of the :data:`COMPARABLE_SETTINGS` that differ between ``variants``, and
     ``smp`` when guests differ in CPUs (one cyclictest thread per CPU: the thread count differs)."""
     names = [name for name in COMPARABLE_SETTINGS if len({getattr(v.settings, name) for v in variants}) > 1]
-    if len({v.smp for v in variants if not v.local}) > 1:
+    if len({v.smp for v in variants if v.guest}) > 1:
         names.append("smp")
     return names
 

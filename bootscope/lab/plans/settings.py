@@ -1,8 +1,16 @@
-"""How the runner runs a plan: one typed settings object, shared by every workload's plan."""
+"""How the runner runs a plan: one typed settings object, shared by every workload's plan, and the
+settings a user gives (command line, plan file), typed and checked once, in :func:`check_settings`."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from bootscope.errors import InputError
+
+ACCELS = ("auto", "kvm", "tcg")
+UNTIL = ("precise",)
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,3 +30,112 @@ class RunSettings:
     until: str | None = None
     precision: float = 0.01
     max_n: int | None = None
+
+
+def check_settings(
+    *,
+    samples_per_variant: int | None = None,
+    warmup_per_variant: int | None = None,
+    jobs: int | None = None,
+    timeout_s: float | None = None,
+    accel: str | None = None,
+    until: str | None = None,
+    precision: float | None = None,
+    max_n: int | None = None,
+) -> None:
+    """Check run settings (None: not given, nothing to check): the one place of these rules, for the
+    settings a user gives and for every stored or built plan. Returns nothing; raises InputError naming
+    the first bad value (-n below 1, negative warm-up, -j below 1, a timeout that is not positive, an
+    unknown accelerator or --until, --max-n below -n, --precision outside 0..100 %)."""
+    if samples_per_variant is not None and samples_per_variant < 1:
+        raise InputError(f"samples per variant must be at least 1 (got {samples_per_variant})")
+    if warmup_per_variant is not None and warmup_per_variant < 0:
+        raise InputError(f"warm-up boots cannot be negative (got {warmup_per_variant})")
+    if jobs is not None and jobs < 1:
+        raise InputError(f"-j must be at least 1 (got {jobs})")
+    if timeout_s is not None and timeout_s <= 0:
+        raise InputError(f"--timeout must be positive (got {timeout_s})")
+    if accel is not None and accel not in ACCELS:
+        raise InputError(f"--accel must be one of {', '.join(ACCELS)} (got {accel!r})")
+    if until is not None and until not in UNTIL:
+        raise InputError(f"--until must be one of {', '.join(UNTIL)} (got {until!r})")
+    if max_n is not None and samples_per_variant is not None and max_n < samples_per_variant:
+        raise InputError(f"--max-n ({max_n}) must be at least -n ({samples_per_variant})")
+    if precision is not None and not 0 < precision < 1:
+        raise InputError(f"--precision must be between 0 and 100 % (got {precision:%})")
+
+
+@dataclass(frozen=True, slots=True)
+class GivenSettings:
+    """Run settings as a user gave them (command line or plan file), each named as the plan's field;
+    None where not given (then the plan file's value or the default applies). ``timeout_s`` is in
+    seconds, ``precision`` a fraction. Checked when built: raises InputError as
+    :func:`check_settings` does."""
+
+    samples_per_variant: int | None = None
+    warmup_per_variant: int | None = None
+    seed: int | None = None
+    timeout_s: float | None = None
+    accel: str | None = None
+    jobs: int | None = None
+    quiet_host: bool | None = None
+    until: str | None = None
+    precision: float | None = None
+    max_n: int | None = None
+
+    def __post_init__(self) -> None:
+        check_settings(
+            samples_per_variant=self.samples_per_variant,
+            warmup_per_variant=self.warmup_per_variant,
+            jobs=self.jobs,
+            timeout_s=self.timeout_s,
+            accel=self.accel,
+            until=self.until,
+            precision=self.precision,
+            max_n=self.max_n,
+        )
+
+    def given(self) -> dict[str, Any]:
+        """Return the settings given (field name -> value), those left None out."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None}
+
+    def over(self, base: GivenSettings) -> GivenSettings:
+        """Return ``base`` with every setting given here in place of base's; raises InputError when
+        the two together break a rule (e.g. the file's --max-n below the command line's -n)."""
+        return replace(base, **self.given())
+
+
+def settings_from_mapping(data: Mapping[str, Any]) -> GivenSettings:
+    """Return the GivenSettings of ``data`` (field name -> value, e.g. from a TOML plan file), each
+    converted to its field's type. Raises InputError for an unknown setting, a value of the wrong type
+    or a bad value."""
+    typed: dict[str, Any] = {}
+    for key, value in data.items():
+        if key not in _SETTING_TYPES:
+            raise InputError(f"unknown plan setting {key!r}")
+        try:
+            typed[key] = _SETTING_TYPES[key](value)
+        except (TypeError, ValueError):
+            kind = _SETTING_TYPES[key].__name__
+            raise InputError(f"plan setting {key}: {value!r} is not a {kind}") from None
+    return GivenSettings(**typed)
+
+
+def _bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    raise ValueError(value)
+
+
+_SETTING_TYPES: dict[str, Callable[[Any], Any]] = {
+    "samples_per_variant": int,
+    "warmup_per_variant": int,
+    "seed": int,
+    "timeout_s": float,
+    "accel": str,
+    "jobs": int,
+    "quiet_host": _bool,
+    "until": str,
+    "precision": float,
+    "max_n": int,
+}

@@ -9,6 +9,11 @@ or ``fake.fail=timeout`` makes the boot fail, and a seeded jitter of ``jitter_ms
 A kexec chain stops with a load error at the hop named by ``fake.kexec_fail_hop=K``. With a login
 marker, ``fake.unit_ms=NAME:MS`` adds what an image's collector prints after the prompt: the unit
 ``NAME`` activating for MS ms (plus the jitter), on systemd's clock.
+
+:class:`FakeRebootingMachine` is a fake machine that reboots (the ``reboots`` capability): it answers
+the shell commands of the SSH reboot workload as a machine would (boot id, kexec -l, the reboot
+order, the collection of the new boot), goes away for a probe or two after each reboot, and can be
+told to stay away (a machine that does not come back) and to come back (for ``--resume``).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import itertools
 import random
 import re
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +35,8 @@ from bootscope.lab.qemu.image import Image
 from bootscope.lab.qemu.kernels import KernelImage
 from bootscope.lab.qemu.process import BootConfig
 from bootscope.lab.qemu.root_initramfs import RootInitramfs
-from bootscope.lab.targets.qemu import LineCallback, StartCallback
+from bootscope.lab.targets.base import LineCallback, StartCallback
+from bootscope.lab.targets.ssh_client import SSH_FAILED, SshResult
 from bootscope.model import Boot, LogLine, Outcome
 
 FAKE_RELEASE = "6.1.0-fake-amd64"
@@ -205,3 +212,118 @@ def _collector_lines(unit_ms: str, jitter_s: float, host_ns: int) -> list[LogLin
         defaults.COLLECT_END,
     ]
     return [LogLine(text, host_ns=host_ns + 2_000_000 + i) for i, text in enumerate(texts)]
+
+
+_BOOT_ID = "cat /proc/sys/kernel/random/boot_id"  # bootscope.lab.targets.ssh_machine.boot_id_command
+_COLLECT_START = 'echo "BOOTSCOPE-SSH-FACT boot_id'  # bootscope.lab.workloads.ssh_collect.collect_command
+_AWAY = "ssh: connect to host fake port 22: Connection refused"
+
+
+@dataclass(slots=True)
+class FakeRebootingMachine:
+    """A machine that reboots, faked: every reboot gives a new boot id after ``away_probes`` probes
+    that find it gone; ``stay_away_after`` (if set) is the reboot after which it never answers again
+    until :meth:`come_back`. ``commands`` keeps every command it was given, in order."""
+
+    name: str = "ssh://root@fake.invalid"
+    away_probes: int = 1
+    stay_away_after: int | None = None
+    commands: list[str] = field(default_factory=list)
+    reboots: int = 0
+    _away_left: int = 0
+    _gone: bool = False
+
+    @property
+    def url(self) -> str:
+        """The fake machine's URL (its name: a plan that names it runs on it)."""
+        return self.name
+
+    @property
+    def host(self) -> str:
+        """The fake machine's host name."""
+        return "fake"
+
+    @property
+    def root_prefix(self) -> str:
+        """It is logged in as root."""
+        return ""
+
+    @property
+    def has_console(self) -> bool:
+        """No console is read."""
+        return False
+
+    def host_info(self) -> dict[str, Any]:
+        """Return a host description that says it is fake."""
+        return {"hostname": "fake", "target": self.name}
+
+    def come_back(self) -> None:
+        """Answer again (after a reboot it stayed away from)."""
+        self._gone, self.stay_away_after = False, None
+
+    def run(self, command: str, timeout_s: float, connect_timeout_s: float | None = None) -> SshResult:
+        """Answer ``command`` as the machine would; away, every command fails as ssh does."""
+        self.commands.append(command)
+        started_ns = time.monotonic_ns()
+        if self._gone or (command == _BOOT_ID and self._away_left > 0):
+            self._away_left = max(0, self._away_left - 1)
+            return SshResult(SSH_FAILED, "", _AWAY, started_ns, time.monotonic_ns())
+        if command == _BOOT_ID:
+            return SshResult(0, f"fake-boot-{self.reboots}\n", "", started_ns, time.monotonic_ns())
+        if command.startswith(_COLLECT_START):
+            return SshResult(0, self._collected(), "", started_ns, time.monotonic_ns())
+        if "systemctl --no-block" in command:
+            self.reboots += 1
+            self._away_left = self.away_probes
+            self._gone = self.stay_away_after is not None and self.reboots >= self.stay_away_after
+        return SshResult(0, "", "", started_ns, time.monotonic_ns())
+
+    def boot_id(self, timeout_s: float) -> str:
+        """Return the running boot's id; raises BootError, as an SSH machine does, when it is away."""
+        result = self.run(_BOOT_ID, timeout_s)
+        if not result.ok:
+            raise BootError(f"{self.name} does not answer SSH ({_AWAY}) after {timeout_s:g} s")
+        return result.stdout.strip()
+
+    def machine_facts(self) -> dict[str, str]:
+        """Return the facts of a machine where kexec can load a kernel."""
+        return {"machine-id": "fake-machine", "kexec": "/usr/sbin/kexec", "kexec-load-disabled": "0",
+                "cmdline": "BOOT_IMAGE=/vmlinuz root=/dev/vda1 ro"}  # fmt: skip
+
+    def start(self) -> None:
+        """No console to read."""
+
+    def stop(self) -> None:
+        """No console to stop."""
+
+    def console_since(self, host_ns: int) -> list[LogLine]:
+        """No console lines."""
+        return []
+
+    def console_lost(self) -> str | None:
+        """No console to lose."""
+        return None
+
+    def forget_console_before(self, host_ns: int) -> None:
+        """No console lines to forget."""
+
+    def _collected(self) -> str:
+        """What the collection prints on the new boot: facts, then its journal (kernel and PID 1)."""
+        journal = [
+            f"Linux version {FAKE_RELEASE} (fake@bootscope) (gcc 12.2.0) #1 SMP PREEMPT_DYNAMIC",
+            "Command line: BOOT_IMAGE=/vmlinuz root=/dev/vda1 ro",
+            "Run /init as init process",
+        ]
+        stamps = (0.0, 0.0, 0.8)
+        return "\n".join(
+            [
+                f"BOOTSCOPE-SSH-FACT boot_id fake-boot-{self.reboots}",
+                "BOOTSCOPE-SSH-FACT uptime_s 3.20",
+                f"BOOTSCOPE-SSH-FACT release {FAKE_RELEASE}",
+                "BOOTSCOPE-SSH-LOG-BEGIN",
+                "journal",
+                *(f"[{t:12.6f}] fake kernel: {text}" for t, text in zip(stamps, journal, strict=True)),
+                "BOOTSCOPE-SSH-LOG-END",
+                "",
+            ]
+        )

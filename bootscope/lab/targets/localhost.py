@@ -1,9 +1,9 @@
-"""LocalHost: run measuring tools on this machine (the ``local`` target of ``latency run``).
+"""LocalHost: this machine, which runs commands (the ``local`` target of ``latency run``).
 
-The QEMU-shaped :class:`bootscope.lab.targets.qemu.Target` protocol boots guests; a latency tool on this
-host boots nothing, so it gets its own small protocol rather than bending LocalQemu: a
-``CommandTarget`` runs one command and returns its output, starts and stops background load, and
-describes the kernel it measures. A QEMU or SSH place for latency tools implements the same three.
+It implements :class:`bootscope.lab.targets.base.RunsCommands`: it runs one command and returns its
+output, starts and stops background load, and reads the facts of the kernel it measures. An SSH
+machine (:mod:`bootscope.lab.targets.ssh_machine`) implements the same, so a latency run measures
+either the same way.
 """
 
 from __future__ import annotations
@@ -13,42 +13,15 @@ import platform
 import signal
 import subprocess
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from bootscope.errors import BootError
+from bootscope.lab.hostinfo import host_info
 from bootscope.lab.plans.latency_tools import LOADS, load_argv, preemption_from
+from bootscope.lab.targets.base import CommandOutput
 
-__all__ = ["LOADS", "CommandOutput", "CommandTarget", "LocalHost", "preemption_model"]
-
-
-@dataclass(frozen=True, slots=True)
-class CommandOutput:
-    """What one command printed (stdout and stderr together), its exit status and wall time in s."""
-
-    argv: tuple[str, ...]
-    output: str
-    returncode: int
-    wall_s: float
-
-
-class CommandTarget(Protocol):
-    """A place that runs measuring commands. Methods raise BootError when a tool is missing."""
-
-    name: str
-
-    def run_command(self, argv: tuple[str, ...], timeout_s: float) -> CommandOutput:
-        """Run ``argv`` to its end; return what it printed."""
-
-    def start_load(self, load: str) -> object | None:
-        """Start background ``load`` (one of LOADS); return a handle for ``stop_load``."""
-
-    def stop_load(self, handle: object | None) -> None:
-        """Stop the load that ``start_load`` started (nothing for None)."""
-
-    def host_info(self) -> dict[str, Any]:
-        """Return the facts a latency result depends on (kernel, preemption, cmdline, governor)."""
+__all__ = ["LOADS", "CommandOutput", "LocalHost", "preemption_model"]
 
 
 def _read(path: str) -> str | None:
@@ -68,6 +41,8 @@ class LocalHost:
     """This machine: tools run as subprocesses; load is Debian's hackbench or stress-ng."""
 
     name = "local"
+    where = "this host"
+    on_this_host = True
 
     def run_command(self, argv: tuple[str, ...], timeout_s: float) -> CommandOutput:
         """Run ``argv`` here; raises BootError if the tool is missing or outlives ``timeout_s``."""
@@ -106,6 +81,10 @@ class LocalHost:
             handle.wait()
 
     def host_info(self) -> dict[str, Any]:
+        """Return this host's description (hostname, CPU, cores, kernel, QEMU and bootscope versions)."""
+        return host_info()
+
+    def kernel_facts(self) -> dict[str, Any]:
         """Return kernel release, /sys/kernel/realtime, preemption model, cmdline and governor."""
         return {
             "kernel_release": platform.uname().release,

@@ -1,17 +1,15 @@
-"""Targets: where a workload's guests run.
+"""LocalQemu: QEMU guests on this host (the :class:`~bootscope.lab.targets.base.BootsGuests` capability).
 
-A target hands a workload what it needs to boot guests (kernels resolved, initramfs images built,
-an accelerator chosen) and boots one guest at a time, calling back for every console line. The
-runner never sees a target's insides, so a new place to run (a remote worker, a fake for tests) is
-one class with these methods. :class:`LocalQemu` is the real one: QEMU on this host.
+It hands a workload what it needs to boot guests (kernels resolved, initramfs images built, an
+accelerator chosen) and boots one guest at a time, calling back for every console line. The
+protocols live in :mod:`bootscope.lab.targets.base` (re-exported here for the run use cases).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from bootscope.errors import BootError, InputError
 from bootscope.lab.hostinfo import host_info
@@ -22,53 +20,11 @@ from bootscope.lab.qemu.kernels import KernelImage, read_image_release, resolve_
 from bootscope.lab.qemu.kexec_chain import build_chain_initramfs
 from bootscope.lab.qemu.process import BootConfig, boot_once, validate
 from bootscope.lab.qemu.root_initramfs import RootInitramfs, build_root_initramfs
-from bootscope.model import Boot, LogLine
+from bootscope.lab.targets.base import BootsGuests, LineCallback, StartCallback, Target
+from bootscope.model import Boot
 from bootscope.parse.patterns import PANIC_RE
 
-LineCallback = Callable[[LogLine], None]
-StartCallback = Callable[[int], None]
-
-
-class Target(Protocol):
-    """A place that boots QEMU guests. Every method raises BootError (a missing tool, kernel or
-    file) or InputError (a bad option) rather than returning a half result."""
-
-    name: str
-
-    def resolve_kernel(self, spec: str, initrd: Path | None = None) -> KernelImage:
-        """Return the kernel that ``spec`` names (a path or ``debian:...``)."""
-
-    def resolve_to(self, spec: str) -> tuple[Path, str | None]:
-        """Return the kernel a kexec chain loads (its path and release, None if unknown)."""
-
-    def build_initramfs(self, commands: tuple[str, ...], files: tuple[tuple[Path, str], ...]) -> Path:
-        """Return bootscope's initramfs that runs ``commands`` and holds ``files`` (host, guest)."""
-
-    def resolve_image(self, name: str) -> Image:
-        """Return the system image called ``name`` (built by ``bootscope image build``)."""
-
-    def build_root_initramfs(self, kernel: KernelImage) -> RootInitramfs:
-        """Return bootscope's initramfs that boots ``kernel`` on a system image's root (the kernel's
-        own disk modules, then switch_root), for a kernel the image has no modules for."""
-
-    def build_chain_initramfs(self, to_kernel: Path) -> Path:
-        """Return the kexec chain initramfs that kexecs into ``to_kernel``."""
-
-    def choose_accel(
-        self, requested: str, kernel: Path, initrd: Path | None, reprobe: bool = False
-    ) -> AccelChoice:
-        """Return the accelerator for ``requested`` (auto, kvm, tcg) and why; ``reprobe`` redoes a
-        remembered KVM probe."""
-
-    def check(self, config: BootConfig) -> None:
-        """Raise InputError if ``config`` cannot be booted here (checked before anything is stored)."""
-
-    def boot(self, config: BootConfig, on_line: LineCallback | None, on_start: StartCallback | None) -> Boot:
-        """Boot once; ``on_line`` sees every console line as it arrives (it may raise
-        KeyboardInterrupt to stop the boot), ``on_start`` the guest process's pid."""
-
-    def host_info(self) -> dict[str, Any]:
-        """Return a JSON-able description of the machine that measures."""
+__all__ = ["BootsGuests", "LineCallback", "LocalQemu", "StartCallback", "Target"]
 
 
 class LocalQemu:

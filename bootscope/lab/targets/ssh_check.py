@@ -7,10 +7,11 @@ is a pure function of the facts, so its advice is tested without a machine.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from bootscope.errors import BootError
-from bootscope.lab.targets.ssh_client import SshAddress, first_error_line, refusal, run_ssh
+from bootscope.lab.targets.ssh_client import SshAddress, SshResult, first_error_line, refusal, run_ssh
 
 GOOD = "ok"
 WARN = "warn"
@@ -184,15 +185,40 @@ def advise(facts: dict[str, str], local_machine_id: str | None = None) -> list[C
     return checks
 
 
+def read_machine_facts(
+    run: Callable[[str, float], SshResult], url: str, timeout_s: float = 60.0
+) -> dict[str, str]:
+    """Return a machine's facts (the one reading of them: machine-id, release, cmdline, kexec (its
+    path or ``missing``), kexec-load-disabled, journal, printk time, clock source, free disk, user,
+    sudo), running :data:`FACTS_COMMAND` with ``run`` (command, timeout in s). Raises BootError when
+    SSH refuses the machine or it does not answer."""
+    result = run(FACTS_COMMAND, timeout_s)
+    why = refusal(result)
+    if why is not None:
+        raise BootError(f"{url}: {why}")
+    if not result.ok:
+        raise BootError(f"{url}: not reachable over SSH ({first_error_line(result)})")
+    return parse_facts(result.stdout)
+
+
+def kexec_refusal(facts: dict[str, str]) -> str | None:
+    """Return why kexec cannot load a kernel on the machine of ``facts`` (not installed, or
+    kexec_load_disabled is 1), None when it can."""
+    if facts.get("kexec", "missing") == "missing":
+        return "no kexec there: install kexec-tools on the machine"
+    if facts.get("kexec-load-disabled", "") == "1":
+        return (
+            "kexec_load_disabled is 1, so no kernel can be loaded until the next reboot (it cannot be"
+            " set back to 0); use --reboot reboot"
+        )
+    return None
+
+
 def check_target(address: SshAddress, local_machine_id: str | None, timeout_s: float = 60.0) -> list[Check]:
     """Return the checks of the machine at ``address`` (first: it answered). Raises BootError when
     SSH refuses it or it does not answer."""
-    result = run_ssh(address, FACTS_COMMAND, timeout_s)
-    why = refusal(result)
-    if why is not None:
-        raise BootError(f"{address.url}: {why}")
-    if not result.ok:
-        raise BootError(f"{address.url}: not reachable over SSH ({first_error_line(result)})")
-    facts = parse_facts(result.stdout)
+    facts = read_machine_facts(
+        lambda command, limit_s: run_ssh(address, command, limit_s), address.url, timeout_s
+    )
     reached = Check("reachable", GOOD, f"ssh, kernel {facts.get('release', '?')}")
     return [reached, *advise(facts, local_machine_id)]

@@ -24,7 +24,7 @@ from bootscope.lab.qemu.disk import disk_format
 from bootscope.lab.qemu.image import Image
 from bootscope.lab.qemu.process import BootConfig
 from bootscope.lab.qemu.root_initramfs import RootInitramfs
-from bootscope.lab.targets.qemu import Target
+from bootscope.lab.targets.base import BOOTS_GUESTS, BootsGuests, Target, TargetSpec, guests
 from bootscope.lab.workloads.protocol import SlotRun
 from bootscope.metrics import BOOT_METRICS, BOOT_STOP_METRIC, IMAGE_METRICS, INITRD_S, KERNEL_INIT_S
 from bootscope.store.records import BootRecord, VariantRecord
@@ -72,6 +72,15 @@ class BootWorkload:
         """The most vCPUs of any variant."""
         return max(v.smp for v in self.plan.variants)
 
+    @property
+    def needs(self) -> tuple[str, ...]:
+        """QEMU guests."""
+        return (BOOTS_GUESTS,)
+
+    def where(self) -> TargetSpec | None:
+        """No place of its own: any target that boots guests."""
+        return None
+
     def document(self) -> dict[str, Any]:
         """Return the plan as stored with the experiment."""
         return {"workload": self.kind, **self.plan.to_dict()}
@@ -83,6 +92,7 @@ class BootWorkload:
     def choose_accel(self, target: Target, requested: str, reprobe: bool = False) -> AccelChoice:
         """Return TCG for ``--icount`` (only TCG counts instructions), else the target's choice, probed
         with the first variant's kernel and bootscope's own initramfs."""
+        target = guests(target, self.kind)
         if requested == "auto" and any(v.icount_shift is not None for v in self.plan.variants):
             return AccelChoice("tcg", "TCG: --icount counts instructions, which only TCG can do")
         first = self.plan.variants[0]
@@ -101,6 +111,7 @@ class BootWorkload:
         """Resolve every variant's kernel and build its initramfs; raises BootError or InputError
         (naming the variant) before anything is stored. Returns a note for each image variant whose
         kernel boots on the image's root through bootscope's initramfs."""
+        target = guests(target, self.kind)
         for variant in self.plan.variants:
             if variant.image:
                 self.configs[variant.name], self.releases[variant.name] = self._image_config(
@@ -152,7 +163,7 @@ class BootWorkload:
             "marker_regex": variant.marker,
         }
 
-    def _image_config(self, variant: VariantSpec, target: Target, accel: str) -> tuple[BootConfig, str]:
+    def _image_config(self, variant: VariantSpec, target: BootsGuests, accel: str) -> tuple[BootConfig, str]:
         """Return how to boot an image variant, and its kernel release: the image's kernel and
         initramfs, or the variant's kernel (with the image's initramfs when it is the image's release,
         else with bootscope's root initramfs: the image's initramfs and /lib/modules fit its own kernel
@@ -197,6 +208,7 @@ class BootWorkload:
     def run_slot(self, run: SlotRun, target: Target) -> None:
         """Boot the slot's variant once and emit it, unless Ctrl-C stopped the boot (its outcome then
         says nothing about the kernel)."""
+        target = guests(target, self.kind)
         variant = self._variant(run.slot.variant)
         config = replace(self.configs[variant.name], cpu_affinity=run.affinity)
         boot = target.boot(config, run.on_line, run.on_start)
@@ -234,7 +246,7 @@ def foreign_kernel_note(root: RootInitramfs, image: Image) -> str:
     )
 
 
-def _guest_initrd(variant: VariantSpec, target: Target) -> Path | None:
+def _guest_initrd(variant: VariantSpec, target: BootsGuests) -> Path | None:
     """Return the initramfs ``variant`` boots: the user's own, none (a disk boots by itself), or
     bootscope's, built on ``target`` with the variant's commands and files."""
     if variant.initrd:

@@ -24,7 +24,8 @@ from bootscope.lab.plans.settings import RunSettings
 from bootscope.lab.qemu import kexec_chain as chain
 from bootscope.lab.qemu.accel import AccelChoice
 from bootscope.lab.qemu.process import build_command
-from bootscope.lab.targets.qemu import LocalQemu, Target
+from bootscope.lab.targets.base import BOOTS_GUESTS, BootsGuests, Target, TargetSpec, guests
+from bootscope.lab.targets.qemu import LocalQemu
 from bootscope.lab.workloads.protocol import SlotRun
 from bootscope.metrics import KEXEC_DOWNTIME_S
 from bootscope.model import Boot, LogLine, Outcome
@@ -184,6 +185,15 @@ class KexecWorkload:
         """The most guest CPUs of any variant."""
         return max(v.smp for v in self.plan.variants)
 
+    @property
+    def needs(self) -> tuple[str, ...]:
+        """QEMU guests."""
+        return (BOOTS_GUESTS,)
+
+    def where(self) -> TargetSpec | None:
+        """No place of its own: any target that boots guests."""
+        return None
+
     def document(self) -> dict[str, Any]:
         """Return the plan as stored with the experiment."""
         return {"workload": self.kind, "command": "kexec", **self.plan.to_dict()}
@@ -194,12 +204,14 @@ class KexecWorkload:
 
     def choose_accel(self, target: Target, requested: str, reprobe: bool = False) -> AccelChoice:
         """Return the target's choice for ``requested``, probed with the FROM kernel."""
+        target = guests(target, self.kind)
         kernel = target.resolve_kernel(self.plan.from_spec)
         return target.choose_accel(requested, kernel.image, target.build_initramfs((), ()), reprobe)
 
     def prepare(self, target: Target, accel: str) -> list[str]:
         """Resolve FROM and every TO kernel, build each chain initramfs; return notes on ignored
         options. Raises BootError (no QEMU, kernel, kexec or busybox) or InputError (bad options)."""
+        target = guests(target, self.kind)
         from_image = target.resolve_kernel(self.plan.from_spec)
         for variant in self.plan.variants:
             to_path, to_release = target.resolve_to(variant.to)
@@ -229,6 +241,7 @@ class KexecWorkload:
     def run_slot(self, run: SlotRun, target: Target) -> None:
         """Run one chain and emit its kernels as they complete; on Ctrl-C (or any failure) emit the
         kernels whose reboot was complete, then re-raise."""
+        target = guests(target, self.kind)
         config = replace(self.configs[run.slot.variant], cpu_affinity=run.affinity)
         recorder = ChainRecorder(
             run.emit,
@@ -250,6 +263,6 @@ class KexecWorkload:
         recorder.finish(boot, self.plan.hops)
 
 
-def resolve_to(spec: str, target: Target | None = None) -> tuple[Path, str | None]:
+def resolve_to(spec: str, target: BootsGuests | None = None) -> tuple[Path, str | None]:
     """Return the TO kernel's path and release on ``target`` (default: this host's QEMU)."""
     return (target or LocalQemu()).resolve_to(spec)

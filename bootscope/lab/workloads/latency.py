@@ -2,9 +2,9 @@
 
 The runner interleaves the variants' runs in its seeded order and stores each record the moment its
 run ends (``SlotRun.emit``); ``--resume`` rebuilds this workload from the stored plan
-(:func:`bootscope.lab.workloads.protocol.workload_from_document`). Where the tool runs is the variant's place
-(:mod:`bootscope.lab.workloads.latency_place`): this machine for ``local``, a QEMU guest otherwise. The
-runner's QEMU target is used only by guest places (to resolve kernels and boot); ``local`` ignores it.
+(:func:`bootscope.lab.workloads.workload_from_document`). Where the tool runs is the target the runner
+hands over, through the variant's place (:mod:`bootscope.lab.workloads.latency_place`): a target that
+runs commands for ``local`` (this host) or an SSH URL (that machine), one that boots guests otherwise.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from bootscope.lab.plans.latency import (
 from bootscope.lab.plans.schedule import Slot
 from bootscope.lab.plans.settings import RunSettings
 from bootscope.lab.qemu.accel import AccelChoice
-from bootscope.lab.targets.qemu import Target
+from bootscope.lab.targets.base import BOOTS_GUESTS, RUNS_COMMANDS, Target, TargetSpec, guests
 from bootscope.lab.workloads.latency_place import LatencyPlace, place_for
 from bootscope.lab.workloads.latency_record import record_from_transcript
 from bootscope.lab.workloads.protocol import SlotRun
@@ -78,12 +78,30 @@ class LatencyWorkload:
         this process may use (a Dask worker's ``--cores``: the tool measures all of them)."""
         if self.local:
             return len(os.sched_getaffinity(0))
+        if not self.guest:
+            return 1  # an SSH machine's CPUs are not this host's
         return max(v.smp for v in self.plan.variants)
 
     @property
     def local(self) -> bool:
         """True when every variant runs on this machine (no guest)."""
         return all(v.local for v in self.plan.variants)
+
+    @property
+    def guest(self) -> bool:
+        """True when the variants run in QEMU guests (the plan never mixes guests and machines)."""
+        return any(v.guest for v in self.plan.variants)
+
+    @property
+    def needs(self) -> tuple[str, ...]:
+        """A target that boots guests for kernel variants, else one that runs commands."""
+        return (BOOTS_GUESTS,) if self.guest else (RUNS_COMMANDS,)
+
+    def where(self) -> TargetSpec | None:
+        """Return the machine the plan names (this host, an SSH machine), None for guests."""
+        if self.guest:
+            return None
+        return TargetSpec(self.plan.variants[0].kernel, self.plan.identity, self.plan.known_hosts)
 
     def document(self) -> dict[str, Any]:
         """Return the plan as stored with the experiment."""
@@ -99,9 +117,12 @@ class LatencyWorkload:
         ]
 
     def choose_accel(self, target: Target, requested: str, reprobe: bool = False) -> AccelChoice:
-        """Return ``none`` for ``local`` (no guest), else the target's choice probed with the first kernel."""
+        """Return ``none`` for a machine (no guest), else the target's choice probed with the first kernel."""
         if self.local:
             return AccelChoice(LOCAL_ACCEL, "the tools run on this machine: no guest")
+        if not self.guest:
+            return AccelChoice(LOCAL_ACCEL, f"the tools run on {self.plan.variants[0].kernel}: no guest")
+        target = guests(target, self.kind)
         first = self.plan.variants[0]
         kernel = target.resolve_kernel(first.kernel)
         return target.choose_accel(requested, kernel.image, target.build_initramfs((), ()), reprobe)

@@ -1,11 +1,13 @@
-"""Where a latency tool runs: this machine (:class:`LocalPlace`) or a QEMU guest (:class:`QemuPlace`).
+"""Where a latency tool runs: a machine that runs commands (:class:`CommandPlace`: this host or an
+SSH machine) or a QEMU guest on a target that boots guests (:class:`GuestPlace`).
 
 Both print the same transcript (:mod:`bootscope.parse.latency_transcript`): the facts a latency
 depends on (kernel release, ``/sys/kernel/realtime``, preemption model, cmdline, CPU governor and
 idle state, the exact tool and load command lines), ``/proc/interrupts`` before and after, the
 tool's output and exit status. The guest gets the host's tools and the shared libraries ``ldd``
 names copied into bootscope's busybox initramfs, as kexec-tools is for kexec chains, and its
-``/init`` (:func:`guest_script`) starts the load, runs the tool and powers off.
+``/init`` (:func:`guest_script`) starts the load, runs the tool and powers off. On a machine that
+runs commands, every step is one command there, so this host and an SSH machine are measured alike.
 
 ``timerlat`` runs ``rtla timerlat hist`` where rtla is installed and the kernel has the timerlat
 tracer; otherwise cyclictest runs in its place with the same interval, priority and histogram, and
@@ -16,7 +18,6 @@ from __future__ import annotations
 
 import shlex
 import shutil
-import tempfile
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -28,8 +29,7 @@ from bootscope.lab.plans.latency import LatencyVariant
 from bootscope.lab.plans.latency_tools import LatencySettings, command_text, load_argv, tool_argv
 from bootscope.lab.qemu.initramfs import InitramfsSpec, build_initramfs
 from bootscope.lab.qemu.process import BootConfig
-from bootscope.lab.targets.localhost import CommandTarget, LocalHost
-from bootscope.lab.targets.qemu import Target
+from bootscope.lab.targets.base import RunsCommands, Target, commands, guests
 from bootscope.lab.workloads.protocol import SlotRun
 from bootscope.model import LogLine, Outcome
 from bootscope.parse.latency_transcript import section_line
@@ -59,8 +59,9 @@ class Measurement:
 
 
 class LatencyPlace(Protocol):
-    """A place that runs latency tools. ``prepare`` raises BootError (a missing tool, kernel) or
-    InputError before anything is stored and returns notes for the user; ``measure`` runs once."""
+    """A place that runs latency tools on the target the runner hands over. ``prepare`` raises
+    BootError (a missing tool, kernel) or InputError before anything is stored and returns notes for
+    the user; ``measure`` runs once."""
 
     name: str
 
@@ -85,17 +86,21 @@ def _which(name: str) -> Path:
     return Path(path)
 
 
-def host_has_timerlat() -> bool:
-    """Return True when rtla is installed and this kernel's tracefs lists the timerlat tracer."""
-    if shutil.which("rtla") is None:
-        return False
-    for path in TRACER_FILES:
-        try:
-            if "timerlat" in path.read_text().split():
-                return True
-        except OSError:
-            continue
-    return False
+def has_timerlat(target: RunsCommands) -> bool:
+    """Return True when rtla is installed on ``target`` and its kernel's tracefs lists the timerlat
+    tracer."""
+    files = " ".join(str(path) for path in TRACER_FILES)
+    probe = f"command -v rtla >/dev/null && grep -qsw timerlat {files}"
+    return target.run_command(("sh", "-c", probe), timeout_s=60).returncode == 0
+
+
+def require_tool(target: RunsCommands, name: str) -> None:
+    """Raise BootError naming the package when ``name`` is not installed on ``target``."""
+    found = target.run_command(("sh", "-c", f"command -v {shlex.quote(name)}"), timeout_s=60)
+    if found.returncode != 0:
+        raise BootError(
+            f"{name}: not installed on {target.where} (Debian: apt-get install {PACKAGE_OF.get(name, name)})"
+        )
 
 
 def pinned_settings(settings: LatencySettings, cores: tuple[int, ...] | None) -> LatencySettings:
@@ -112,71 +117,90 @@ def pinned_settings(settings: LatencySettings, cores: tuple[int, ...] | None) ->
 
 
 @dataclass(slots=True)
-class LocalPlace:
-    """This machine, through a :class:`CommandTarget` (default :class:`LocalHost`)."""
+class CommandPlace:
+    """A machine that runs commands (the target: this host, an SSH machine); each step is a command."""
 
-    host: CommandTarget = field(default_factory=LocalHost)
-    name: str = "local"
+    name: str = "commands"
     effective: dict[str, LatencySettings] = field(default_factory=dict)
 
     def prepare(self, variant: LatencyVariant, target: Target, accel: str) -> list[str]:
-        """Check the tool and the load are installed; fall back from timerlat if it cannot run.
-        Raises BootError naming the missing package."""
+        """Check the tool and the load are installed on the target; fall back from timerlat if it
+        cannot run there. Raises BootError naming the missing package, InputError for a target that
+        runs no commands."""
+        machine = commands(target, "latency")
         settings, notes = variant.settings, []
-        if settings.tool == "timerlat" and not host_has_timerlat():
+        if settings.tool == "timerlat" and not has_timerlat(machine):
             settings = fallback_settings(settings)
             notes.append(
                 f"variant {variant.name}: timerlat needs rtla and the kernel's timerlat tracer (not found"
-                " here): cyclictest runs in its place with the same interval, priority and histogram"
+                f" on {machine.where}): cyclictest runs in its place with the same interval, priority"
+                " and histogram"
             )
-        _which(tool_argv(settings)[0])
+        require_tool(machine, tool_argv(settings)[0])
         load = load_argv(settings.load, 1)
         if load is not None:
-            _which(load[0])
+            require_tool(machine, load[0])
         self.effective[variant.name] = settings
         return notes
 
     def measure(self, variant: LatencyVariant, run: SlotRun, target: Target) -> Measurement:
-        """Run the tool here under its load; the transcript is built from what each command printed."""
-        settings = pinned_settings(self.effective.get(variant.name, variant.settings), run.affinity)
-        with tempfile.TemporaryDirectory(prefix="bootscope-latency-") as scratch:
-            json_path = str(Path(scratch) / "cyclictest.json") if settings.tool == "cyclictest" else None
+        """Run the tool on the target under its load; the transcript is built from what each command
+        printed there."""
+        machine = commands(target, "latency")
+        cores = run.affinity if machine.on_this_host else None  # a slot's cores are this host's
+        settings = pinned_settings(self.effective.get(variant.name, variant.settings), cores)
+        made = machine.run_command(("mktemp", "-d", "/tmp/bootscope-latency-XXXXXX"), timeout_s=60)
+        scratch = made.output.strip()
+        if made.returncode != 0 or not scratch:
+            raise BootError(f"{machine.where}: cannot make a scratch directory: {made.output.strip()}")
+        try:
+            json_path = f"{scratch}/cyclictest.json" if settings.tool == "cyclictest" else None
             argv = tool_argv(settings, json_path)
-            info = self.host.host_info()
-            load = load_argv(settings.load, int(info.get("cpus") or 1))
-            lines = [section_line("facts")]
-            lines += [f"{key}={'' if value is None else value}" for key, value in info.items()]
-            lines += [
-                f"tool_command={command_text(argv)}",
-                f"load_command={command_text(load) if load else ''}",
-            ]
-            lines += [section_line("interrupts-before"), *self._interrupts()]
-            start_ns = time.monotonic_ns()
-            handle = self.host.start_load(settings.load)
-            pid = getattr(handle, "pid", None)
-            if isinstance(pid, int):
-                run.on_start(pid)  # Ctrl-C then stops the load's process group too
-            try:
-                output = self.host.run_command(argv, timeout_s=settings.duration_s + 60)
-                status: list[str] = [section_line("exit"), str(output.returncode)]
-                tool_lines = output.output.splitlines()
-            except BootError as error:  # outlived its time: no exit status, the record says timeout
-                status, tool_lines = [], [str(error)]
-            finally:
-                self.host.stop_load(handle)
-            lines += [section_line("interrupts-after"), *self._interrupts()]
-            lines += [section_line("tool"), *tool_lines]
-            if json_path and Path(json_path).is_file():
-                lines += [
-                    section_line("tool-json"),
-                    *Path(json_path).read_text(errors="replace").splitlines(),
-                ]
+            lines, status, start_ns = self._run(machine, settings, argv, run)
+            if json_path:
+                saved = machine.run_command(("cat", json_path), timeout_s=60)
+                if saved.returncode == 0:
+                    lines += [section_line("tool-json"), *saved.output.splitlines()]
             lines += status
+        finally:
+            machine.run_command(("rm", "-rf", scratch), timeout_s=60)
         return Measurement(tuple(LogLine(text=line) for line in lines), argv, host_start_ns=start_ns)
 
-    def _interrupts(self) -> list[str]:
-        done = self.host.run_command(("cat", "/proc/interrupts"), timeout_s=10)
-        return done.output.splitlines() if done.returncode == 0 else []
+    def _run(
+        self, machine: RunsCommands, settings: LatencySettings, argv: tuple[str, ...], run: SlotRun
+    ) -> tuple[list[str], list[str], int]:
+        """Return the transcript up to the tool's output (facts, interrupts, output), its exit status
+        lines (none when it outlived its time) and the host time the load started."""
+        info = machine.kernel_facts()
+        load = load_argv(settings.load, int(info.get("cpus") or 1))
+        lines = [section_line("facts")]
+        lines += [f"{key}={'' if value is None else value}" for key, value in info.items()]
+        lines += [
+            f"tool_command={command_text(argv)}",
+            f"load_command={command_text(load) if load else ''}",
+        ]
+        lines += [section_line("interrupts-before"), *_interrupts(machine)]
+        start_ns = time.monotonic_ns()
+        handle = machine.start_load(settings.load)
+        pid = getattr(handle, "pid", None)
+        if isinstance(pid, int):
+            run.on_start(pid)  # Ctrl-C then stops the load's process group too
+        try:
+            output = machine.run_command(argv, timeout_s=settings.duration_s + 60)
+            status: list[str] = [section_line("exit"), str(output.returncode)]
+            tool_lines = output.output.splitlines()
+        except BootError as error:  # outlived its time: no exit status, the record says timeout
+            status, tool_lines = [], [str(error)]
+        finally:
+            machine.stop_load(handle)
+        lines += [section_line("interrupts-after"), *_interrupts(machine)]
+        lines += [section_line("tool"), *tool_lines]
+        return lines, status, start_ns
+
+
+def _interrupts(machine: RunsCommands) -> list[str]:
+    done = machine.run_command(("cat", "/proc/interrupts"), timeout_s=10)
+    return done.output.splitlines() if done.returncode == 0 else []
 
 
 def guest_script(settings: LatencySettings, cpus: int) -> str:
@@ -254,9 +278,9 @@ def guest_script(settings: LatencySettings, cpus: int) -> str:
 
 
 @dataclass(slots=True)
-class QemuPlace:
-    """A QEMU guest per run: the variant's kernel and command line, bootscope's busybox initramfs
-    with the host's tools; the console is the transcript."""
+class GuestPlace:
+    """A QEMU guest per run on a target that boots guests: the variant's kernel and command line,
+    bootscope's busybox initramfs with the host's tools; the console is the transcript."""
 
     name: str = "qemu"
     configs: dict[str, BootConfig] = field(default_factory=dict)
@@ -265,6 +289,7 @@ class QemuPlace:
     def prepare(self, variant: LatencyVariant, target: Target, accel: str) -> list[str]:
         """Resolve the kernel, copy the tools into an initramfs, check the QEMU options.
         Raises BootError (no kernel, tool or busybox) or InputError."""
+        target = guests(target, "latency")
         settings, notes = variant.settings, []
         names = [tool_argv(settings)[0]]
         if settings.tool == "timerlat":
@@ -304,6 +329,7 @@ class QemuPlace:
 
     def measure(self, variant: LatencyVariant, run: SlotRun, target: Target) -> Measurement:
         """Boot the variant's guest once; its console lines are the transcript."""
+        target = guests(target, "latency")
         config = replace(self.configs[variant.name], cpu_affinity=run.affinity)
         boot = target.boot(config, run.on_line, run.on_start)
         host = (
@@ -321,5 +347,6 @@ class QemuPlace:
 
 
 def place_for(variant: LatencyVariant) -> LatencyPlace:
-    """Return the place that runs ``variant``: this machine for ``local``, else a QEMU guest."""
-    return LocalPlace() if variant.local else QemuPlace()
+    """Return the place that runs ``variant``: the machine that runs commands for ``local`` or an SSH
+    URL, else a QEMU guest."""
+    return GuestPlace() if variant.guest else CommandPlace()

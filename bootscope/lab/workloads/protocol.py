@@ -19,7 +19,7 @@ from typing import Any, ClassVar, Protocol
 from bootscope.lab.plans.schedule import Slot
 from bootscope.lab.plans.settings import RunSettings
 from bootscope.lab.qemu.accel import AccelChoice
-from bootscope.lab.targets.qemu import LineCallback, StartCallback, Target
+from bootscope.lab.targets.base import LineCallback, StartCallback, Target, TargetSpec
 from bootscope.model import LogLine
 from bootscope.store.records import BootRecord, VariantRecord
 
@@ -48,7 +48,13 @@ class SlotRun:
 
 class Workload(Protocol):
     """What an experiment measures. Implementations: :class:`bootscope.lab.workloads.boot.BootWorkload` (one
-    QEMU boot per slot), :class:`bootscope.lab.workloads.kexec.KexecWorkload` (a chain of kexec reboots)."""
+    QEMU boot per slot), :class:`bootscope.lab.workloads.kexec.KexecWorkload` (a chain of kexec reboots),
+    :class:`bootscope.lab.workloads.ssh.SshWorkload` (a reboot of a machine),
+    :class:`bootscope.lab.workloads.latency.LatencyWorkload` (a latency tool's run).
+
+    A workload states the capabilities it needs of a target (``needs``, names from
+    :mod:`bootscope.lab.targets.base`; the runner checks them before anything is stored) and the place
+    its plan names (``where``: None for any target that has them); it never builds its own target."""
 
     kind: ClassVar[str]
 
@@ -71,6 +77,13 @@ class Workload(Protocol):
     @property
     def max_smp(self) -> int:
         """The most guest CPUs any variant uses (to give each parallel job its own cores)."""
+
+    @property
+    def needs(self) -> tuple[str, ...]:
+        """The capabilities the target must have (see :func:`bootscope.lab.targets.base.require`)."""
+
+    def where(self) -> TargetSpec | None:
+        """Return the place the plan names (this host, an SSH machine), None for any target."""
 
     def document(self) -> dict[str, Any]:
         """Return the plan as JSON (stored with the experiment; ``from_document`` reads it back)."""

@@ -1,8 +1,9 @@
 """The SSH reboot workload: one slot is one reboot of a real machine, stored as one boot.
 
-The workload carries its own machine (:class:`bootscope.lab.workloads.ssh_reboot.SshMachine`, built from the
-stored plan, so ``--resume`` reaches the same machine) and uses none of the runner's QEMU target:
-kernels, initramfs images and accelerators are the machine's business. Before anything is stored it
+The runner hands it a target that reboots: the machine its plan names
+(:class:`bootscope.lab.targets.ssh_machine.SshMachine`, opened from the stored plan, so ``--resume``
+reaches the same machine) or a fake rebooting machine in tests; kernels, initramfs images and
+accelerators are the machine's business. Before anything is stored it
 checks that SSH answers with a known host key, that the machine is not the one bootscope runs on
 (unless ``yes_this_machine``), that kexec can load a kernel there (``--reboot kexec``), and reads the
 machine's command line, which kexec variants add to.
@@ -25,10 +26,10 @@ from bootscope.lab.plans.schedule import Slot
 from bootscope.lab.plans.settings import RunSettings
 from bootscope.lab.plans.ssh import REBOOT_KEXEC, SshPlan, SshVariant, ssh_plan_from_dict
 from bootscope.lab.qemu.accel import AccelChoice
-from bootscope.lab.targets.qemu import Target
-from bootscope.lab.targets.ssh_client import first_error_line, parse_ssh_url
+from bootscope.lab.targets.base import REBOOTS, Target, TargetSpec, rebooting
+from bootscope.lab.targets.ssh_check import kexec_refusal
 from bootscope.lab.workloads.protocol import SlotRun
-from bootscope.lab.workloads.ssh_reboot import SshMachine, measure_reboot
+from bootscope.lab.workloads.ssh_reboot import measure_reboot
 from bootscope.metrics import KEXEC_DOWNTIME_S, REBOOT_DOWNTIME_S
 from bootscope.model import Outcome
 from bootscope.store.records import BootRecord, VariantRecord
@@ -36,11 +37,6 @@ from bootscope.store.records import BootRecord, VariantRecord
 ACCEL = "hardware"
 ACCEL_REASON = "a machine reached over SSH: it boots on its own hardware, bootscope chooses nothing"
 LOCAL_MACHINE_ID = Path("/etc/machine-id")
-FACTS_COMMAND = (
-    'echo "machine-id $(cat /etc/machine-id 2>/dev/null)"; echo "cmdline $(cat /proc/cmdline)";'
-    ' echo "kexec-disabled $(cat /proc/sys/kernel/kexec_load_disabled 2>/dev/null)";'
-    ' command -v kexec >/dev/null 2>&1 && echo "kexec kexec-found" || echo "kexec kexec-missing"'
-)
 
 
 def same_machine(local_id: str | None, remote_id: str) -> bool:
@@ -62,7 +58,7 @@ class SshWorkload:
 
     plan: SshPlan
     kind: ClassVar[str] = "ssh"
-    machine: SshMachine | None = None
+    prepared: bool = False
 
     @classmethod
     def from_document(cls, document: Mapping[str, Any]) -> SshWorkload:
@@ -94,6 +90,16 @@ class SshWorkload:
         """No guest CPUs on this host."""
         return 1
 
+    @property
+    def needs(self) -> tuple[str, ...]:
+        """A machine that reboots."""
+        return (REBOOTS,)
+
+    def where(self) -> TargetSpec | None:
+        """Return the machine the plan names, with its key, known_hosts file and console."""
+        plan = self.plan
+        return TargetSpec(plan.target, plan.identity, plan.known_hosts, plan.console)
+
     def document(self) -> dict[str, Any]:
         """Return the plan as stored with the experiment."""
         return {"workload": self.kind, "command": "run-ssh", **self.plan.to_dict()}
@@ -110,36 +116,21 @@ class SshWorkload:
         """Reach the machine and check it can be measured (see the module's docstring); return notes.
         Raises BootError (SSH refuses or does not answer, kexec cannot load) or InputError (it is
         this machine) before anything is stored."""
+        machine = rebooting(target, self.kind)
         plan = self.plan
-        address = parse_ssh_url(
-            plan.target,
-            Path(plan.identity) if plan.identity else None,
-            Path(plan.known_hosts) if plan.known_hosts else None,
-        )
-        machine = SshMachine(address, plan.console)
         machine.boot_id(plan.timeout_s)
-        facts = machine.run(FACTS_COMMAND, 60.0)
-        if not facts.ok:
-            raise BootError(f"{address.url}: cannot read the machine's facts: {first_error_line(facts)}")
-        said = dict(line.partition(" ")[::2] for line in facts.stdout.splitlines())
-        remote_id, cmdline = said.get("machine-id", ""), said.get("cmdline", "")
-        disabled, kexec_found = said.get("kexec-disabled", ""), said.get("kexec", "")
-        if same_machine(read_local_machine_id(), remote_id) and not plan.yes_this_machine:
+        facts = machine.machine_facts()
+        if same_machine(read_local_machine_id(), facts.get("machine-id", "")) and not plan.yes_this_machine:
             raise InputError(
-                f"{address.url} is the machine bootscope runs on (same /etc/machine-id): rebooting it would"
+                f"{machine.url} is the machine bootscope runs on (same /etc/machine-id): rebooting it would"
                 " end this run; give --yes-this-machine if that is really meant"
             )
         notes: list[str] = []
-        if plan.reboot == REBOOT_KEXEC:
-            if kexec_found.strip() != "kexec-found":
-                raise BootError(f"{address.url}: no kexec there: install kexec-tools on the machine")
-            if disabled.strip() == "1":
-                raise BootError(
-                    f"{address.url}: kexec_load_disabled is 1, so no kernel can be loaded until the"
-                    " next reboot (it cannot be set back to 0); use --reboot reboot"
-                )
+        refused = kexec_refusal(facts) if plan.reboot == REBOOT_KEXEC else None
+        if refused is not None:
+            raise BootError(f"{machine.url}: {refused}")
         if plan.base_cmdline is None:
-            self.plan = replace(plan, base_cmdline=cmdline.strip())
+            self.plan = replace(plan, base_cmdline=facts.get("cmdline", "").strip())
         if plan.console is None:
             notes.append(
                 f"no --console: the firmware, the boot loader and {KEXEC_DOWNTIME_S} are not measured,"
@@ -147,7 +138,7 @@ class SshWorkload:
             )
         machine.start()
         atexit.register(machine.stop)
-        self.machine = machine
+        self.prepared = True
         return notes
 
     def slot_done(self, slot: Slot, records: Sequence[BootRecord]) -> bool:
@@ -159,10 +150,11 @@ class SshWorkload:
         """Reboot the machine once for the slot's variant and emit the reboot. Raises BootError after
         storing a reboot from which the machine did not come back (the run stops), KeyboardInterrupt
         after storing one that Ctrl-C came during."""
-        if self.machine is None:
+        machine = rebooting(target, self.kind)
+        if not self.prepared:
             raise BootError("the SSH workload was not prepared")
         variant = self._variant(run.slot.variant)
-        measured = measure_reboot(self.machine, self.plan, variant, run.cancelled)
+        measured = measure_reboot(machine, self.plan, variant, run.cancelled)
         record = BootRecord(
             variant=variant.name,
             index=run.first_index,
@@ -178,7 +170,7 @@ class SshWorkload:
         run.emit(record, measured.lines)
         if measured.stop_run:
             raise BootError(
-                f"{self.machine.address.url} did not come back ({measured.reason}); the run stops here:"
+                f"{machine.url} did not come back ({measured.reason}); the run stops here:"
                 " once the machine answers again, continue with --resume"
             )
         if measured.interrupted:

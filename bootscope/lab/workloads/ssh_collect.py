@@ -23,20 +23,13 @@ from bootscope.analyze.captured import terminal_text
 from bootscope.lab.qemu.image_guest import collector_commands
 from bootscope.model import LogLine
 from bootscope.parse.formats import CONSOLE_PREFIX
+from bootscope.parse.patterns import CONSOLE_BANNER_RE, DMESG_LINE_RE
 
 FACT = "BOOTSCOPE-SSH-FACT"
 LOG_BEGIN = "BOOTSCOPE-SSH-LOG-BEGIN"
 LOG_END = "BOOTSCOPE-SSH-LOG-END"
 CONSOLE_BEGIN = "BOOTSCOPE-CONSOLE-BEGIN"
-# init/main.c start_kernel() prints linux_banner first: the journal holds the boot from its start.
-BANNER_RE = re.compile(r"\bLinux version \S+")
-_DMESG_RE = re.compile(r"^\[\s*(\d+\.\d+)\] ?(.*)$")
 _FACT_RE = re.compile(rf"^{FACT} (\w+) ?(.*)$")
-
-
-def boot_id_command() -> str:
-    """Return the command that prints the running boot's id (it changes with every boot)."""
-    return "cat /proc/sys/kernel/random/boot_id"
 
 
 def collect_command(wait_s: int) -> str:
@@ -75,7 +68,7 @@ class Collected:
     @property
     def has_start(self) -> bool:
         """True when the log holds the kernel's banner, i.e. this boot from its first line."""
-        return any(BANNER_RE.search(line) for line in self.log)
+        return any(CONSOLE_BANNER_RE.search(line) for line in self.log)
 
     def fact_float(self, name: str) -> float | None:
         """Return fact ``name`` as a number, None if absent or not a number."""
@@ -116,7 +109,7 @@ def parse_collected(output: str, host: str = "machine") -> Collected:
 
 
 def _journal_form(line: str, host: str) -> str:
-    match = _DMESG_RE.match(line)
+    match = DMESG_LINE_RE.match(line)
     if match is None:
         return line
     return f"[{float(match.group(1)):12.6f}] {host} kernel: {match.group(2)}"

@@ -4,8 +4,9 @@ On the host's clock: the moment the machine confirmed the reboot order, the firs
 found it gone, the console lines of the old kernel's end and the new kernel's start (with a
 console), and the end of the first SSH command that ran on the new boot (a new boot id). On the
 machine's clock, once it is back: its journal and systemd's accounting
-(:mod:`bootscope.lab.workloads.ssh_collect`). The result is one :class:`MeasuredReboot`, classified by
-:func:`classify` into an outcome with its reason.
+(:mod:`bootscope.lab.workloads.ssh_collect`). The result is one :class:`MeasuredReboot`, read and
+classified by :mod:`bootscope.lab.workloads.ssh_timeline` (console marks, metrics, outcome): this
+module does the reboot, that one says what its stamps mean.
 
 Ctrl-C while a reboot is under way does not stop it half-way: the reboot is finished and stored,
 and the interrupt is raised afterwards (see :attr:`MeasuredReboot.interrupted`).
@@ -13,205 +14,49 @@ and the interrupt is raised afterwards (see :attr:`MeasuredReboot.interrupted`).
 
 from __future__ import annotations
 
-import re
 import shlex
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from bootscope import defaults
 from bootscope.errors import BootError
 from bootscope.lab.plans.ssh import REBOOT_KEXEC, SshPlan, SshVariant
-from bootscope.lab.targets.serial_console import ConsoleReader
-from bootscope.lab.targets.ssh_client import SshAddress, SshResult, first_error_line, refusal, run_ssh
+from bootscope.lab.targets.base import Reboots
+from bootscope.lab.targets.ssh_client import SshResult, first_error_line, refusal
+from bootscope.lab.targets.ssh_machine import PROBE_CONNECT_S, PROBE_PAUSE_S, PROBE_TIMEOUT_S, boot_id_command
 from bootscope.lab.workloads.ssh_collect import (
-    BANNER_RE,
     Collected,
-    boot_id_command,
     collect_command,
     parse_collected,
     stored_console,
     stored_lines,
 )
-from bootscope.metrics import (
-    INITRD_S,
-    KERNEL_INIT_S,
-    KEXEC_DOWNTIME_S,
-    REBOOT_BLIND_S,
-    REBOOT_DOWNTIME_S,
-    REBOOT_SHUTDOWN_S,
-    REBOOT_STOP_S,
-    SYSTEMD_USERSPACE_S,
+from bootscope.lab.workloads.ssh_timeline import (
+    ConsoleMarks,
+    Timeline,
+    classify,
+    console_marks,
+    reboot_metrics,
 )
+from bootscope.metrics import INITRD_S, KERNEL_INIT_S, SYSTEMD_USERSPACE_S
 from bootscope.model import Boot, LogLine, Outcome
 from bootscope.parse.patterns import PANIC_RE
 
-PROBE_TIMEOUT_S = 30.0  # one probe may take this long (a TCG guest on a busy host is slow to answer)
-PROBE_CONNECT_S = 15.0  # TCP connect and the SSH banner: a busy TCG guest sent its banner after 3 s
-PROBE_PAUSE_S = 0.3
+__all__ = [
+    "ConsoleMarks",
+    "MeasuredReboot",
+    "Timeline",
+    "classify",
+    "console_marks",
+    "load_command",
+    "measure_reboot",
+    "order_command",
+    "reboot_metrics",
+]
+
 PANIC_GRACE_S = 60.0  # after a panic on the console, wait this long for a reboot (panic=N)
-CONSOLE_SETTLE_S = 1.0  # a console command that ends this soon never reached the console
-# init/main.c run_init_process() logs "Run %s as init process" as the kernel hands over to init.
-_INIT_RE = re.compile(r"Run \S+ as init process")
-_PRINTK_STAMP_RE = re.compile(r"\[\s*(\d+\.\d+)\]")
 JOURNAL_METRICS = (KERNEL_INIT_S, INITRD_S, SYSTEMD_USERSPACE_S)
-
-
-class SshMachine:
-    """A machine reached over SSH, with its console read for the whole run when a command is given."""
-
-    def __init__(self, address: SshAddress, console: str | None = None) -> None:
-        self.address = address
-        self.console = ConsoleReader(console) if console else None
-
-    @property
-    def root_prefix(self) -> str:
-        """``sudo -n `` for a user other than root (never asks for a password), else nothing."""
-        return "" if self.address.user == "root" else "sudo -n "
-
-    def start(self) -> None:
-        """Start reading the console (if any). Raises BootError if its command cannot start or ends
-        within CONSOLE_SETTLE_S (a wrong socket path, a device that cannot be opened)."""
-        if self.console is None:
-            return
-        self.console.start()
-        deadline = time.monotonic() + CONSOLE_SETTLE_S
-        while time.monotonic() < deadline and self.console.ended is None:
-            time.sleep(0.05)
-        if self.console.ended is not None:
-            raise BootError(
-                f"--console {self.console.command!r}: {self.console.ended} at once; try the command"
-                " by hand: it must keep printing the machine's console"
-            )
-
-    def console_lost(self) -> str | None:
-        """Why the console stopped being read during the run (its command ended), or None."""
-        return None if self.console is None else self.console.ended
-
-    def stop(self) -> None:
-        """Stop reading the console; safe to call twice."""
-        if self.console is not None:
-            self.console.stop()
-
-    def run(self, command: str, timeout_s: float, connect_timeout_s: float | None = None) -> SshResult:
-        """Run ``command`` on the machine (see :func:`bootscope.lab.targets.ssh_client.run_ssh`)."""
-        return run_ssh(self.address, command, timeout_s, connect_timeout_s)
-
-    def console_since(self, host_ns: int) -> list[LogLine]:
-        """Return the console lines that arrived since ``host_ns`` (none without a console)."""
-        return self.console.lines_since(host_ns) if self.console is not None else []
-
-    def boot_id(self, timeout_s: float) -> str:
-        """Return the running boot's id, waiting up to ``timeout_s`` for SSH to answer. Raises
-        BootError at once for a refusal (host key, key) and after ``timeout_s`` if it never answers."""
-        deadline = time.monotonic() + timeout_s
-        while True:
-            result = self.run(boot_id_command(), PROBE_TIMEOUT_S, PROBE_CONNECT_S)
-            why = refusal(result)
-            if why is not None:
-                raise BootError(f"{self.address.url}: {why}")
-            if result.ok and result.stdout.strip():
-                return result.stdout.strip()
-            if time.monotonic() >= deadline:
-                raise BootError(
-                    f"{self.address.url} does not answer SSH ({first_error_line(result)}) after"
-                    f" {timeout_s:g} s"
-                )
-            time.sleep(PROBE_PAUSE_S)
-
-
-@dataclass(frozen=True, slots=True)
-class ConsoleMarks:
-    """Host stamps (ns) on the console: the old kernel's last line before the new kernel's banner,
-    the banner (the new kernel's first line) and the new kernel's 'Run /init as init process', with
-    that line's own printk time (s) where the console shows it."""
-
-    last_old_ns: int | None = None
-    banner_ns: int | None = None
-    init_ns: int | None = None
-    init_printk_s: float | None = None
-
-    @property
-    def kernel_zero_ns(self) -> int | None:
-        """The host time of the new kernel's printk time zero: the init line's arrival less its
-        printk time (None without both)."""
-        if self.init_ns is None or self.init_printk_s is None:
-            return None
-        return self.init_ns - round(self.init_printk_s * 1e9)
-
-
-def console_marks(lines: Sequence[LogLine]) -> ConsoleMarks:
-    """Return the marks of the last kernel start in ``lines`` (console lines since the order)."""
-    banner = max((i for i, line in enumerate(lines) if BANNER_RE.search(line.text)), default=None)
-    if banner is None:
-        return ConsoleMarks()
-    init = next((line for line in lines[banner:] if _INIT_RE.search(line.text)), None)
-    stamp = _PRINTK_STAMP_RE.search(init.text) if init is not None else None
-    last_old = lines[banner - 1].host_ns if banner > 0 else None
-    return ConsoleMarks(
-        last_old_ns=last_old,
-        banner_ns=lines[banner].host_ns,
-        init_ns=None if init is None else init.host_ns,
-        init_printk_s=float(stamp.group(1)) if stamp else None,
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class Timeline:
-    """The host's stamps of one reboot (monotonic ns; None where it did not happen or was not seen)."""
-
-    ordered_ns: int | None = None
-    down_ns: int | None = None
-    back_ns: int | None = None
-    marks: ConsoleMarks = field(default_factory=ConsoleMarks)
-
-
-def reboot_metrics(timeline: Timeline, kexec: bool) -> dict[str, float | None]:
-    """Return the reboot's host-clock metrics in seconds (see the registry for their definitions)."""
-
-    def span(start: int | None, end: int | None) -> float | None:
-        return None if start is None or end is None or end < start else round((end - start) / 1e9, 6)
-
-    marks = timeline.marks
-    metrics = {
-        REBOOT_DOWNTIME_S: span(timeline.ordered_ns, timeline.back_ns),
-        REBOOT_SHUTDOWN_S: span(timeline.ordered_ns, timeline.down_ns),
-        REBOOT_STOP_S: span(timeline.ordered_ns, marks.last_old_ns),
-        REBOOT_BLIND_S: span(marks.last_old_ns, marks.kernel_zero_ns),
-    }
-    if kexec:
-        metrics[KEXEC_DOWNTIME_S] = span(timeline.marks.last_old_ns, timeline.marks.init_ns)
-    return {name: value for name, value in metrics.items() if value is not None}
-
-
-def classify(
-    *,
-    came_back: bool,
-    timeout_s: float,
-    panic_line: str | None,
-    collected: Collected | None,
-    collect_error: str | None,
-    console_tail: str | None,
-) -> tuple[Outcome, str]:
-    """Return the outcome of a reboot that was ordered, and its reason: ``panic`` when the console
-    showed one, ``timeout`` when SSH did not come back in time (with the console's last line),
-    ``log-missing`` when it came back but its journal lacks this boot or could not be read, else ok."""
-    if panic_line is not None:
-        where = "" if came_back else f"; SSH did not come back within {timeout_s:g} s"
-        return Outcome.PANIC, f"the console showed: {panic_line[:200]}{where}"
-    if not came_back:
-        tail = f"; last console line: {console_tail[:200]}" if console_tail else ""
-        return Outcome.TIMEOUT, f"SSH did not come back within {timeout_s:g} s of the reboot order{tail}"
-    if collected is None:
-        return Outcome.LOG_MISSING, f"SSH came back, but reading the boot failed: {collect_error}"
-    if not collected.log:
-        return Outcome.LOG_MISSING, "SSH came back, but neither journalctl nor dmesg printed this boot's log"
-    if not collected.has_start:
-        return Outcome.LOG_MISSING, (
-            f"the {collected.source or 'kernel log'} lacks this boot's start (no 'Linux version' line):"
-            " the kernel's ring buffer wrapped before the journal read it; raise log_buf_len="
-        )
-    return Outcome.OK, ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,7 +103,7 @@ def order_command(reboot: str, root: str) -> str:
 
 
 def measure_reboot(
-    machine: SshMachine,
+    machine: Reboots,
     plan: SshPlan,
     variant: SshVariant,
     cancelled: Callable[[], bool],
@@ -267,7 +112,7 @@ def measure_reboot(
     KeyboardInterrupt before ordering the reboot when ``cancelled()``, BootError when SSH refuses the
     machine (host key, key) before the reboot; never leaves a reboot half-way for Ctrl-C."""
     root = machine.root_prefix
-    url = machine.address.url
+    url = machine.url
     command: tuple[str, ...] = ("ssh", url)
     try:
         before = machine.boot_id(plan.timeout_s)
@@ -303,7 +148,7 @@ def measure_reboot(
 
 
 def _after_order(
-    machine: SshMachine, plan: SshPlan, before: str, ordered: SshResult, command: tuple[str, ...]
+    machine: Reboots, plan: SshPlan, before: str, ordered: SshResult, command: tuple[str, ...]
 ) -> MeasuredReboot:
     """Wait for the machine to go and come back, then read the new boot; Ctrl-C is held until the
     reboot is stored."""
@@ -341,7 +186,7 @@ def _after_order(
             wait_s = max(1, round(plan.timeout_s))
             result = machine.run(collect_command(wait_s), plan.timeout_s + 30)
             if result.ok:
-                collected = parse_collected(result.stdout, machine.address.host)
+                collected = parse_collected(result.stdout, machine.host)
             else:
                 collect_error = first_error_line(result)
             break
@@ -373,8 +218,7 @@ def _after_order(
         reason = "; ".join(part for part in (reason, note) if part)
     else:
         lines = stored_console(console)
-    if machine.console is not None:
-        machine.console.forget_before(ordered.started_ns)
+    machine.forget_console_before(ordered.started_ns)
     return MeasuredReboot(
         outcome=outcome,
         reason=reason,

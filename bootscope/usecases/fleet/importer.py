@@ -19,7 +19,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from bootscope.errors import InputError
+from bootscope.errors import InputError, ParseError
 from bootscope.store import Store
 from bootscope.store.fleet import FleetFile, known_hashes, record_files
 from bootscope.usecases.fleet.logfile import FileBoots, read_fleet_files
@@ -50,6 +50,14 @@ class ImportReport:
     bad: tuple[tuple[str, str], ...]
     without_meta: int
     elapsed_s: float
+
+    @property
+    def failure(self) -> ParseError | None:
+        """Return the error the command exits with (5) when no file given could be read as a boot
+        log and none was stored before; None otherwise."""
+        if self.bad and self.imported == 0 and self.already_stored == 0:
+            return ParseError(f"none of the {self.files} file(s) could be read as a boot log")
+        return None
 
 
 def read_meta(csv_path: Path) -> dict[str, dict[str, str]]:
@@ -211,3 +219,19 @@ def import_fleet(
         without_meta=sum(1 for item in inputs if not item.meta) if meta_csv is not None else 0,
         elapsed_s=time.monotonic() - started,
     )
+
+
+def import_into(
+    db: str, parquet: Path | None, targets: Sequence[str], meta_csv: Path | None, workers: int | None
+) -> ImportReport:
+    """Import fleet logs into the store ``db`` (see :func:`import_fleet`) and bring its Parquet copy
+    (in ``parquet``, default beside ``db``) up to date. The report's ``failure`` is the command's
+    exit. Raises InputError for ``workers`` below 1, and as :func:`import_fleet` does."""
+    from bootscope.store.parquet import default_parquet_dir, refresh_parquet
+
+    if workers is not None and workers < 1:
+        raise InputError("-j must be at least 1")
+    with Store.open(db) as store:
+        report = import_fleet(store, targets, meta_csv, workers=workers)
+        refresh_parquet(store, parquet or default_parquet_dir(db))
+    return report

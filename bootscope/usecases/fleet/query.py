@@ -17,6 +17,7 @@ import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from bootscope.errors import InputError
@@ -29,6 +30,8 @@ QUANTILES = (0.5, 0.9, 0.99)
 CONFIDENCE = 0.95
 MAD_SCALE = 1.4826  # MAD * 1.4826 estimates the standard deviation of normal data
 OUTLIER_Z = 3.5  # Iglewicz and Hoaglin's cut for the modified z-score
+SLOWER = "slower"
+EXIT_SLOWER = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +95,47 @@ class CohortComparison:
     strata: str | None
     result: StratifiedShift
     alpha: float = 0.05
+
+    @property
+    def pooled_verdict(self) -> str:
+        """Return the pooled shift's verdict (see :func:`verdict`)."""
+        return verdict(*(self.result.ci or (None, None)))
+
+    @property
+    def stratum_verdicts(self) -> tuple[str, ...]:
+        """Return each stratum's verdict, in the strata's order: judged after Holm's correction over
+        the strata (``no difference`` when its Holm p is not below alpha and it has an interval)."""
+        return tuple(
+            verdict(*(s.ci or (None, None))) if s.p_holm < self.alpha or s.ci is None else "no difference"
+            for s in self.result.strata
+        )
+
+    @property
+    def exit_code(self) -> int:
+        """Return ``fleet compare``'s exit code: 1 when the canary is slower, pooled or in a stratum."""
+        return EXIT_SLOWER if SLOWER in (self.pooled_verdict, *self.stratum_verdicts) else 0
+
+
+@dataclass(frozen=True, slots=True)
+class OutlierList:
+    """``fleet outliers``: the metric, the grouping fields, the boots found and the z cut."""
+
+    metric: str
+    by: tuple[str, ...]
+    found: tuple[Outlier, ...]
+    z_cut: float
+
+
+def verdict(low: float | None, high: float | None) -> str:
+    """Return ``slower``, ``faster`` or ``no difference`` for an interval of canary - control
+    (lower is better for every boot metric); ``too few boots`` without an interval."""
+    if low is None or high is None:
+        return "too few boots"
+    if low > 0:
+        return SLOWER
+    if high < 0:
+        return "faster"
+    return "no difference"
 
 
 def connect() -> Any:
@@ -276,3 +320,67 @@ def compare_cohorts(
         groups[str(name)] = (x[inside & (c == control)], x[inside & (c == canary)])
     result = stratified_shift(groups, alpha)
     return CohortComparison(metric, cohort_field, canary, control, strata, result, alpha)
+
+
+def open_view(db: str, parquet: Path | None) -> FleetView:
+    """Return the fleet boots of ``db`` as a view, its Parquet copy (in ``parquet``, default beside
+    ``db``) brought up to date first. Raises InputError for a database file that does not exist or
+    no fleet boot stored, StoreError for a database that cannot be read."""
+    from bootscope.store import Store  # sqlalchemy: only when queried
+    from bootscope.store.parquet import default_parquet_dir, refresh_parquet
+
+    if "://" not in db and not Path(db).exists():
+        raise InputError(f"no database {db} (pass --db)")
+    with Store.open(db) as store:
+        snapshot = refresh_parquet(store, parquet or default_parquet_dir(db))
+    return FleetView(snapshot)
+
+
+def split_fields(text: str) -> list[str]:
+    """Return the field names of a comma-separated ``--by`` (blanks dropped); raises InputError for
+    a field named twice."""
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if len(set(names)) != len(names):
+        raise InputError(f"--by names a field twice: {text}")
+    return names
+
+
+def fleet_summary(db: str, parquet: Path | None, metric: str, by: str) -> FleetSummary:
+    """Return :func:`summary` of the fleet in ``db`` grouped by the comma-separated fields ``by``.
+    Raises as :func:`open_view`, :func:`split_fields` and :func:`summary` do."""
+    view = open_view(db, parquet)
+    return summary(view, metric, split_fields(by))
+
+
+def fleet_outliers(db: str, parquet: Path | None, metric: str, by: str, z_cut: float) -> OutlierList:
+    """Return :func:`outliers` of the fleet in ``db`` grouped by the comma-separated fields ``by``.
+    Raises InputError for ``z_cut`` not above 0, and as :func:`open_view` and :func:`outliers` do."""
+    if not z_cut > 0:
+        raise InputError("--z must be above 0")
+    fields = split_fields(by)
+    found = outliers(open_view(db, parquet), metric, fields, z_cut)
+    return OutlierList(metric, tuple(fields), tuple(found), z_cut)
+
+
+def fleet_compare(
+    db: str,
+    parquet: Path | None,
+    metric: str,
+    canary: str,
+    control: str,
+    *,
+    cohort_field: str,
+    strata: str | None,
+    alpha: float,
+) -> CohortComparison:
+    """Return :func:`compare_cohorts` on the fleet in ``db``; its ``exit_code`` is the command's.
+    Raises InputError for ``alpha`` outside (0, 1) or one cohort named twice, and as
+    :func:`open_view` and :func:`compare_cohorts` do."""
+    if not 0 < alpha < 1:
+        raise InputError("--alpha must lie between 0 and 1")
+    if canary == control:
+        raise InputError("--canary and --control name the same cohort")
+    view = open_view(db, parquet)
+    return compare_cohorts(
+        view, metric, canary, control, cohort_field=cohort_field, strata=strata, alpha=alpha
+    )

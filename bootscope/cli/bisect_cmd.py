@@ -1,0 +1,65 @@
+"""`bootscope bisect-run`: for `git bisect run`, build the commit, boot it and compare it with the
+reference (issue 7, seed 001).
+
+Thin: the build, the boots, the decision and the exit code are
+:func:`bootscope.usecases.bisect.bisect_step`; this module prints its one line on stderr.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from bootscope import defaults
+from bootscope.cli import options
+from bootscope.metrics import DEFAULT_METRIC
+
+
+def bisect_run(
+    build: Annotated[
+        str | None, typer.Option(help="Build command, run by the shell (e.g. 'make -j8 bzImage').")
+    ] = None,
+    kernel: Annotated[Path, typer.Option(help="The kernel image the build leaves.")] = Path(
+        "arch/x86/boot/bzImage"
+    ),
+    reference: Annotated[
+        str | None, typer.Option("--reference", help="RUN:VARIANT: the stored boots of the good kernel.")
+    ] = None,
+    old_baseline: Annotated[
+        str | None, typer.Option("--baseline", hidden=True, help="Deprecated: --reference.")
+    ] = None,
+    metric: Annotated[str, typer.Option(help="Metric to compare.")] = DEFAULT_METRIC,
+    threshold: Annotated[str, typer.Option(help="Slower by more than this is bad: 5% or 0.05.")] = "5%",
+    n: Annotated[int, typer.Option("-n", help="Boots per batch.")] = 6,
+    max_n: Annotated[int, typer.Option("--max-n", help="Most boots before giving up (exit 125).")] = 24,
+    db: options.Db = defaults.DEFAULT_DB,
+    append: Annotated[
+        str | None, typer.Option(help="Kernel command line (default: the reference's).")
+    ] = None,
+    append_file: Annotated[
+        Path | None,
+        typer.Option("--append-file", help="Read the command line from this file after the build."),
+    ] = None,
+    alpha: Annotated[float, typer.Option(help="Significance level, split over the looks.")] = defaults.ALPHA,
+    warmup: Annotated[int, typer.Option(help="Warm-up boots per batch.")] = 0,
+    timeout: options.Timeout = None,
+) -> int:
+    """For `git bisect run`: build, boot, compare with the reference; exit 0 good, 1 bad, 125 skip."""
+    from bootscope.lab.progress import SilentReporter
+    from bootscope.usecases.bisect import BisectRequest, bisect_step
+
+    if old_baseline is not None:
+        # --baseline is a variant's name in compare; here it named a stored run's variant.
+        options.deprecated(f"--baseline {old_baseline}", f"--reference {old_baseline}")
+    request = BisectRequest(
+        reference=reference, kernel=kernel, metric=metric, threshold=threshold, n=n, max_n=max_n,
+        build=build, append=append, append_file=append_file, alpha=alpha, warmup=warmup, timeout_s=timeout,
+        old_baseline=old_baseline,
+    )  # fmt: skip
+    answer = bisect_step(request, db, Path.cwd(), SilentReporter())
+    print(f"bootscope bisect-run: {answer.message}", file=sys.stderr)
+    # Returned, not raised: the CLI's main() exits with a command's non-zero return value.
+    return answer.exit_code

@@ -1,0 +1,114 @@
+"""The latency run use case: ``bootscope latency run TARGET`` and ``--resume ID`` with the one runner.
+
+TARGET ``local`` measures this host, ``ssh://USER@HOST[:PORT]`` a machine over SSH (both run
+commands, so the tool runs there as it runs here), anything else is the kernel of a QEMU guest.
+:func:`run_latency` builds the plan from the options as given (:class:`LatencyRequest`) and starts
+it, or resumes a stored one on the place its plan names.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from bootscope.errors import InputError
+from bootscope.lab import runner
+from bootscope.lab.executors.local import Executor
+from bootscope.lab.plans.boot import resolve_seed
+from bootscope.lab.plans.latency import LatencyPlan, build_latency_plan, duration_s
+from bootscope.lab.plans.latency_tools import LatencySettings
+from bootscope.lab.progress import Reporter
+from bootscope.lab.runner import RunResult
+from bootscope.lab.targets import open_target
+from bootscope.lab.targets.base import Target
+from bootscope.lab.targets.qemu import LocalQemu
+from bootscope.lab.targets.ssh_client import is_ssh_url, parse_ssh_url
+from bootscope.lab.workloads.latency import LatencyWorkload
+from bootscope.store import Store
+
+
+@dataclass(frozen=True, slots=True)
+class LatencyRequest:
+    """``latency run``'s options as given: TARGET (None with ``--resume``), the tool's settings
+    (``duration`` as text: 60s), the variant texts, runs and warm-ups per variant, the seed (None:
+    a fresh one), the accelerator, the guests' CPUs, and an SSH machine's key and known_hosts."""
+
+    target: str | None
+    tool: str = "cyclictest"
+    duration: str = "60s"
+    load: str = "none"
+    interval_us: int = 200
+    priority: int = 95
+    histogram_us: int = 400
+    variants: tuple[str, ...] = ()
+    samples: int = 5
+    warmup: int = 0
+    seed: int | None = None
+    accel: str | None = None
+    allow_unequal: bool = False
+    smp: int = 2
+    identity: Path | None = None
+    known_hosts: Path | None = None
+
+
+def latency_plan(request: LatencyRequest) -> LatencyPlan:
+    """Return the plan ``request`` describes (an SSH TARGET checked and written as its URL). Raises
+    InputError for bad options, a bad URL or a missing key file."""
+    target = request.target or ""
+    identity = known_hosts = None
+    if is_ssh_url(target):
+        address = parse_ssh_url(target, request.identity, request.known_hosts)
+        target = address.url
+        identity = str(address.identity) if address.identity else None
+        known_hosts = str(address.known_hosts) if address.known_hosts else None
+    base = LatencySettings(
+        tool=request.tool,
+        duration_s=duration_s(request.duration),
+        interval_us=request.interval_us,
+        priority=request.priority,
+        histogram_us=request.histogram_us,
+        load=request.load,
+    )
+    return build_latency_plan(
+        target,
+        base,
+        request.variants,
+        request.samples,
+        resolve_seed(request.seed),
+        request.warmup,
+        request.accel or "auto",
+        request.allow_unequal,
+        request.smp,
+        identity,
+        known_hosts,
+    )
+
+
+def latency_target(workload: LatencyWorkload) -> Target:
+    """Return where ``workload`` runs: the machine its plan names (this host, an SSH machine), else
+    QEMU on this host. Raises InputError for a bad SSH URL."""
+    spec = workload.where()
+    return LocalQemu() if spec is None else open_target(spec)
+
+
+def run_latency(
+    request: LatencyRequest,
+    resume: str | None,
+    store: Store,
+    reporter: Reporter | None = None,
+    cancel: threading.Event | None = None,
+    executor: Executor | None = None,
+) -> RunResult:
+    """Start the latency run ``request`` describes, or (``resume``: an experiment id) run the slots
+    of a stored one that are not complete, on the place its plan names; return how it ended. Raises
+    InputError for a TARGET or variants with ``--resume``, no TARGET without it, or bad options;
+    BootError (a missing tool or kernel) before anything is stored; KeyboardInterrupt on Ctrl-C."""
+    if resume is not None:
+        if request.target or request.variants:
+            raise InputError("--resume takes no TARGET or --variant: it reruns the stored plan")
+        return runner.resume(resume, store, LocalQemu(), reporter, cancel=cancel, executor=executor)
+    if not request.target:
+        raise InputError("give a TARGET (local, ssh://USER@HOST, debian:rt, a kernel path) or --resume ID")
+    workload = LatencyWorkload(latency_plan(request))
+    return runner.start(workload, latency_target(workload), store, reporter, cancel=cancel, executor=executor)
