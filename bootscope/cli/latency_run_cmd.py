@@ -11,7 +11,6 @@ import typer
 
 from bootscope import defaults
 from bootscope.cli import options
-from bootscope.errors import InputError
 
 RUN_FORMATS = ("table", "json", "mail")
 TargetArg = Annotated[
@@ -78,10 +77,8 @@ def run(
     then the worker's machine (each run records which), a QEMU target boots on the worker. An
     ``ssh://`` TARGET runs the tool on that machine (``--known-hosts``, ``--identity``)."""
     from bootscope.cli.signals import stop_on_signals
-    from bootscope.lab.executors import open_executor
     from bootscope.lab.progress import RichReporter, SilentReporter
     from bootscope.report.console import error_console
-    from bootscope.store import Store
     from bootscope.usecases.latency_run import LatencyRequest, run_latency
 
     fmt = options.check_format(fmt, RUN_FORMATS)
@@ -92,9 +89,9 @@ def run(
     )  # fmt: skip
     cancel = threading.Event()
     reporter = SilentReporter() if fmt != "table" else RichReporter(error_console())
-    with stop_on_signals(cancel), Store.open(db) as store, open_executor(executor_spec) as executor:
-        result = run_latency(request, resume, store, reporter, cancel, executor)
-        _print(store, result.experiment.id, fmt, threshold=threshold, notes=result.notes)
+    with stop_on_signals(cancel):
+        result = run_latency(request, resume, db, executor_spec, reporter, cancel)
+    _print(db, result.experiment.id, fmt, threshold=threshold, notes=result.notes)
 
 
 def show(
@@ -116,15 +113,12 @@ def show(
     ] = None,
 ) -> None:
     """Show a stored latency run: per-variant tails, comparisons, guard-rail warnings."""
-    from bootscope.store import Store
-
     fmt = options.check_format(fmt, RUN_FORMATS)
-    with Store.open(db) as store:
-        _print(store, experiment, fmt, html, threshold, threads=threads, gev=gev, plot=plot)
+    _print(db, experiment, fmt, html, threshold, threads=threads, gev=gev, plot=plot)
 
 
 def _print(
-    store: object,
+    db: str,
     experiment_id: int | str,
     fmt: str,
     html: str | None = None,
@@ -134,22 +128,10 @@ def _print(
     gev: bool = False,
     plot: str | None = None,
 ) -> None:
-    from bootscope.amounts import parse_amount
     from bootscope.report.latency_runs_out import latency_runs_json, latency_runs_mail, latency_runs_text
-    from bootscope.store import Store
-    from bootscope.usecases.latency import analyze_latency_experiment
+    from bootscope.usecases.latency import stored_latency_run
 
-    assert isinstance(store, Store)
-    threshold_us = None
-    if threshold is not None:
-        # "100us" -> 100; a bare number is in us.
-        value, fraction = parse_amount(
-            threshold if threshold[-1:].isalpha() else f"{threshold}us", "s", "--threshold"
-        )
-        if value is None or fraction is not None:
-            raise InputError(f"--threshold {threshold!r}: give a latency such as 100us")
-        threshold_us = round(value * 1e6)
-    result = analyze_latency_experiment(store, experiment_id, threshold_us=threshold_us, gev=gev)
+    result = stored_latency_run(db, experiment_id, threshold, gev)
     if html:
         from bootscope.report.latency_html import write_latency_html
 

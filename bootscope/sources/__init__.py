@@ -1,1 +1,1 @@
-"""sources stage."""
+"""Logs in: files (plain or compressed) and stdin, read in blocks of whole lines."""

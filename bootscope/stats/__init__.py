@@ -1,1 +1,2 @@
-"""stats stage."""
+"""Statistics: pure functions over samples (shifts with intervals, rank tests, power, stopping rules,
+change points, attribution, tails)."""

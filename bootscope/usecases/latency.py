@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from bootscope import metrics
+from bootscope.amounts import parse_amount
 from bootscope.analyze.latency import LatencyRow, summarize_run
 from bootscope.errors import BootscopeError, InputError, StatsError
 from bootscope.lab.plans.latency import latency_plan_from_dict, unequal_settings
@@ -147,6 +148,25 @@ def run_tail(variant: str, index: int, outcome: str, lines: Sequence[str]) -> tu
         rows=tuple(summarize_run(run)),
     )  # fmt: skip
     return tail, summed if with_histogram else None
+
+
+def stored_latency_run(
+    db: str, experiment_id: int | str, threshold: str | None = None, gev: bool = False
+) -> LatencyRunsResult:
+    """Return the analysis of latency experiment ``experiment_id`` stored in ``db`` (``latency show``,
+    and the table after ``latency run``); ``threshold`` is the exceedance threshold as given
+    (``100us``; a bare number is in us; None: the baseline's pooled p99.99). Raises InputError for a
+    threshold that is not a latency, and like :func:`analyze_latency_experiment`."""
+    threshold_us = None
+    if threshold is not None:
+        value, fraction = parse_amount(
+            threshold if threshold[-1:].isalpha() else f"{threshold}us", "s", "--threshold"
+        )
+        if value is None or fraction is not None:
+            raise InputError(f"--threshold {threshold!r}: give a latency such as 100us")
+        threshold_us = round(value * 1e6)
+    with Store.open(db) as store:
+        return analyze_latency_experiment(store, experiment_id, threshold_us=threshold_us, gev=gev)
 
 
 def analyze_latency_experiment(

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from bootscope.errors import InputError
 from bootscope.lab import runner
-from bootscope.lab.executors.local import Executor
+from bootscope.lab.executors import open_executor
 from bootscope.lab.plans.boot import resolve_seed
 from bootscope.lab.plans.latency import LatencyPlan, build_latency_plan, duration_s
 from bootscope.lab.plans.latency_tools import LatencySettings
@@ -95,20 +95,25 @@ def latency_target(workload: LatencyWorkload) -> Target:
 def run_latency(
     request: LatencyRequest,
     resume: str | None,
-    store: Store,
+    db: str,
+    executor_spec: str | None = None,
     reporter: Reporter | None = None,
     cancel: threading.Event | None = None,
-    executor: Executor | None = None,
 ) -> RunResult:
     """Start the latency run ``request`` describes, or (``resume``: an experiment id) run the slots
-    of a stored one that are not complete, on the place its plan names; return how it ended. Raises
-    InputError for a TARGET or variants with ``--resume``, no TARGET without it, or bad options;
-    BootError (a missing tool or kernel) before anything is stored; KeyboardInterrupt on Ctrl-C."""
+    of a stored one that are not complete, on the place its plan names, in store ``db`` on the
+    executor ``executor_spec`` names (None or ``local``: this host's threads); return how it ended.
+    Raises InputError for a TARGET or variants with ``--resume``, no TARGET without it, or bad
+    options; BootError (a missing tool or kernel, an unreachable scheduler) before anything is stored;
+    StoreError; KeyboardInterrupt on Ctrl-C."""
     if resume is not None:
         if request.target or request.variants:
             raise InputError("--resume takes no TARGET or --variant: it reruns the stored plan")
-        return runner.resume(resume, store, LocalQemu(), reporter, cancel=cancel, executor=executor)
-    if not request.target:
+    elif not request.target:
         raise InputError("give a TARGET (local, ssh://USER@HOST, debian:rt, a kernel path) or --resume ID")
-    workload = LatencyWorkload(latency_plan(request))
-    return runner.start(workload, latency_target(workload), store, reporter, cancel=cancel, executor=executor)
+    with Store.open(db) as store, open_executor(executor_spec) as executor:
+        if resume is not None:
+            return runner.resume(resume, store, LocalQemu(), reporter, cancel=cancel, executor=executor)
+        workload = LatencyWorkload(latency_plan(request))
+        target = latency_target(workload)
+        return runner.start(workload, target, store, reporter, cancel=cancel, executor=executor)
