@@ -20,8 +20,6 @@ from bootscope.lab.plans.latency import LatencyPlan, build_latency_plan, duratio
 from bootscope.lab.plans.latency_tools import LatencySettings
 from bootscope.lab.progress import Reporter
 from bootscope.lab.runner import RunResult
-from bootscope.lab.targets import open_target
-from bootscope.lab.targets.base import Target
 from bootscope.lab.targets.qemu import LocalQemu
 from bootscope.lab.targets.ssh_client import is_ssh_url, parse_ssh_url
 from bootscope.lab.workloads.latency import LatencyWorkload
@@ -85,13 +83,6 @@ def latency_plan(request: LatencyRequest) -> LatencyPlan:
     )
 
 
-def latency_target(workload: LatencyWorkload) -> Target:
-    """Return where ``workload`` runs: the machine its plan names (this host, an SSH machine), else
-    QEMU on this host. Raises InputError for a bad SSH URL."""
-    spec = workload.where()
-    return LocalQemu() if spec is None else open_target(spec)
-
-
 def run_latency(
     request: LatencyRequest,
     resume: str | None,
@@ -114,6 +105,7 @@ def run_latency(
     with Store.open(db) as store, open_executor(executor_spec) as executor:
         if resume is not None:
             return runner.resume(resume, store, LocalQemu(), reporter, cancel=cancel, executor=executor)
+        # The runner opens the machine the plan names (this host, an SSH machine); a guest boots on
+        # QEMU here.
         workload = LatencyWorkload(latency_plan(request))
-        target = latency_target(workload)
-        return runner.start(workload, target, store, reporter, cancel=cancel, executor=executor)
+        return runner.start(workload, LocalQemu(), store, reporter, cancel=cancel, executor=executor)

@@ -192,10 +192,8 @@ def start_ssh(
     as soon as it is read back; return how it ended. Raises BootError/InputError before anything is
     stored (SSH refuses, kexec cannot load, the machine is this one), BootError after storing a
     reboot the machine did not come back from, KeyboardInterrupt on Ctrl-C."""
-    # The SSH client side: imported only when it runs.
-    from bootscope.lab.targets import open_target
-    from bootscope.lab.targets.base import TargetSpec
+    # The SSH client side: imported only when it runs. The runner opens the machine the plan names
+    # (SshWorkload.where) unless ``target`` is that machine.
     from bootscope.lab.workloads.ssh import SshWorkload
 
-    machine = target or open_target(TargetSpec(plan.target, plan.identity, plan.known_hosts, plan.console))
-    return runner.start(SshWorkload(plan), machine, store, reporter, None, cancel)
+    return runner.start(SshWorkload(plan), target or LocalQemu(), store, reporter, None, cancel)
