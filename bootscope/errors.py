@@ -1,8 +1,9 @@
 """One exception type per stage; the CLI turns each into one line on stderr and an exit code.
 
 Exit codes (documented in README.md):
-  0 success, 1 a comparison or check said "bad"/failed, 2 usage or bad input,
-  3 a boot or QEMU failure, 4 a store (database) failure, 5 a log that cannot be timed.
+  0 success, 1 a comparison or check said "bad"/failed, 2 usage or bad input (a store, run or boot
+  named that is not there included), 3 a boot or QEMU failure, 4 a store (database) failure, 5 a log
+  that cannot be timed; ``check`` adds 125 "cannot tell" (its result carries it, no exception).
 """
 
 from __future__ import annotations
@@ -40,5 +41,12 @@ class StoreError(BootscopeError):
 
 class StatsError(BootscopeError):
     """A comparison cannot be computed from the samples given."""
+
+    exit_code = 2
+
+
+class StoreLookupError(StoreError):
+    """What the user named is not in the store: no store at a path, no such run, variant or boot.
+    Bad input (exit 2), not a failed database; a StoreError still, for code that catches those."""
 
     exit_code = 2

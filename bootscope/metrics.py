@@ -92,7 +92,9 @@ _TABLE = (
         KERNEL_INIT_S,
         "s",
         Clock.GUEST_PRINTK,
-        "guest printk time of the line 'Run /init as init process' (or /sbin/init and kin).",
+        "guest printk time of the line 'Run /init as init process' (or /sbin/init and kin); in a log"
+        " without one (older kernels print none), of the last 'Freeing unused kernel ... memory' line,"
+        " which kernel_init() prints just before it runs init (a note says so).",
         workloads=("boot", "kexec", "ssh"),
     ),
     Metric(
@@ -121,7 +123,9 @@ _TABLE = (
         Clock.HOST_MONOTONIC,
         "host time from the old kernel's last line before 'kexec -e' to the new kernel's marker (a"
         " machine over SSH with --console: from the old kernel's last console line before the new"
-        " kernel's banner to the new kernel's 'Run /init as init process' console line).",
+        " kernel's banner to the new kernel's 'Run /init as init process' console line; a capture with"
+        " host stamps given to analyze, such as grabserial's: from the old kernel's 'kexec_core:"
+        " Starting new kernel' line to the line that ends the new kernel's kernel_init_s).",
         workloads=("kexec", "ssh"),
     ),
     Metric(
@@ -129,7 +133,9 @@ _TABLE = (
         "s",
         Clock.HOST_MONOTONIC,
         "host time from the old kernel's last line before 'kexec -e' to the new kernel's printk time"
-        " zero (purgatory, decompression and early setup, which the new kernel cannot log).",
+        " zero (purgatory, decompression and early setup, which the new kernel cannot log; a capture"
+        " given to analyze: from the 'kexec_core: Starting new kernel' line, the zero placed by the line"
+        " that ends kernel_init_s, its host stamp less its printk time).",
         workloads=("kexec",),
     ),
     Metric(

@@ -350,3 +350,28 @@ class Comparison:
     power_detect_relative: float | None = None
     power_max_n: int | None = None
     correction: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class FactDifference:
+    """One fact on which two groups of boots differ: its name (``kernel release``, ``cpus``,
+    ``initcall_debug``...), the values seen on each side (as text, sorted), and whether it changes
+    what the log prints (then rows seen on one side only may come from it, not from the kernel)."""
+
+    field: str
+    a: tuple[str, ...]
+    b: tuple[str, ...]
+    changes_printing: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class LikeForLike:
+    """Whether two groups of boots are alike in what shapes a boot time apart from the change under
+    test: ``differences`` empty means like for like (as far as the logs and records state)."""
+
+    differences: tuple[FactDifference, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        """Return True when no stated fact differs."""
+        return not self.differences

@@ -16,7 +16,14 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings
-from kernel_pin import TEST_IMAGE, TEST_IMAGE_PACKAGES, KernelPinError, pinned_cloud_kernel
+from kernel_pin import (
+    TEST_IMAGE,
+    TEST_IMAGE_KERNEL_PACKAGE,
+    TEST_IMAGE_PACKAGES,
+    KernelPinError,
+    pinned_cloud_kernel,
+    pinned_rt_kernel,
+)
 from skip_guard import register as register_skip_guard
 from ssh_keys import ssh_test_key
 
@@ -30,6 +37,18 @@ settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHES
 
 def pytest_configure(config: pytest.Config) -> None:
     register_skip_guard(config)
+
+
+# Fixtures that fetch a real part from the Debian archive the first time (apt-get download of a kernel
+# package, a debootstrap of the test image): every test that uses one is marked ``download``, so that
+# ``-m "not download"`` runs with no network and an empty cache, and no such test goes unmarked.
+DOWNLOADING_FIXTURES = frozenset({"cloud_kernel", "rt_kernel", "default_image"})
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if DOWNLOADING_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.download)
 
 
 @pytest.fixture(scope="session")
@@ -54,6 +73,15 @@ def cloud_kernel(request: pytest.FixtureRequest) -> Path:
 
 
 @pytest.fixture(scope="session")
+def rt_kernel() -> Path:
+    """The pinned Debian PREEMPT_RT kernel (kernel_pin.py), fetched once into the user's cache."""
+    try:
+        return pinned_rt_kernel()
+    except KernelPinError as error:
+        pytest.fail(str(error))
+
+
+@pytest.fixture(scope="session")
 def default_image() -> object:
     """The test system image (``bootscope image build`` with openssh-server, kexec-tools, rt-tests and
     the test key, so that the SSH target tests can serve it too), built once into the user's cache by
@@ -67,7 +95,7 @@ def default_image() -> object:
         packages=TEST_IMAGE_PACKAGES,
         ssh_key_file=key.with_suffix(".pub"),
         size="2G",
-        kernel="debian:cloud",
+        kernel=f"debian:{TEST_IMAGE_KERNEL_PACKAGE}",
     )
     image, _cached = build_image(TEST_IMAGE, recipe)
     return image

@@ -105,9 +105,16 @@ STORE_CASES = [
     ),
     Case("fleet-summary", ("fleet", "summary", "--db", "{fleet}", "--format", "json")),
     Case(
-        "fleet-summary-by-release",
-        ("fleet", "summary", "--db", "{fleet}", "--by", "release", "--format", "json"),
+        "fleet-summary-by-series",
+        ("fleet", "summary", "--db", "{fleet}", "--by", "kernel_series,arch", "--format", "json"),
     ),
+    # What a user reads in an 80-column pipe (test_golden sets COLUMNS=80): the tables themselves.
+    Case("fleet-summary-text", ("fleet", "summary", "--db", "{fleet}")),
+    Case("runs-text", ("runs", "--db", "{db}")),
+    Case("compare-text", ("compare", "1", "--db", "{db}")),
+    Case("diff-text", ("diff", "1", "--baseline", "smp1", "--variant", "smp2", "--db", "{db}")),
+    Case("check-text", ("check", "1:smp1", "--against", "{tmp}/ref.json", "--db", "{db}")),
+    Case("latency-show-text", ("latency", "show", "2", "--db", "{db}")),
     Case("fleet-outliers", ("fleet", "outliers", "--db", "{fleet}", "--format", "json")),
 ]
 

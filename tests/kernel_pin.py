@@ -20,6 +20,9 @@ from pathlib import Path
 
 PINNED_PACKAGE = "linux-image-6.1.0-56-cloud-amd64"
 PINNED_VERSION = "6.1.192-2"
+# The PREEMPT_RT kernel of the same release, for the latency A/B (tests/lab/test_latency_qemu.py).
+PINNED_RT_PACKAGE = "linux-image-6.1.0-56-rt-amd64"
+PINNED_RT_VERSION = PINNED_VERSION
 OFFLINE_VARIABLE = "BOOTSCOPE_OFFLINE"
 
 
@@ -40,15 +43,13 @@ def _version_cmp(left: str, right: str) -> int:
     return int(greater) - int(less)
 
 
-def _index_has_pinned_version() -> bool:
+def _index_has_version(package: str, version: str) -> bool:
     if shutil.which("apt-cache") is None:
         return False
     done = subprocess.run(
-        ["apt-cache", "madison", PINNED_PACKAGE], capture_output=True, text=True, check=False, timeout=120
+        ["apt-cache", "madison", package], capture_output=True, text=True, check=False, timeout=120
     )
-    return any(
-        line.split("|")[1].strip() == PINNED_VERSION for line in done.stdout.splitlines() if "|" in line
-    )
+    return any(line.split("|")[1].strip() == version for line in done.stdout.splitlines() if "|" in line)
 
 
 def _newest_cached_cloud() -> tuple[Path, str] | None:
@@ -89,7 +90,7 @@ def pinned_cloud_kernel() -> tuple[Path, list[str]]:
         return newest[0], [
             f"test kernel: pinned {pinned} is not cached and {OFFLINE_VARIABLE}=1; using {newest[1]}"
         ]
-    if _index_has_pinned_version():
+    if _index_has_version(PINNED_PACKAGE, PINNED_VERSION):
         got = fetch_package(PINNED_PACKAGE)
         if got.version == PINNED_VERSION:
             return got.image, []
@@ -101,8 +102,33 @@ def pinned_cloud_kernel() -> tuple[Path, list[str]]:
     ]
 
 
+def pinned_rt_kernel() -> Path:
+    """Return the bzImage of the pinned PREEMPT_RT kernel, from the cache or fetched by bootscope.
+
+    Raises KernelPinError when it is neither cached nor offered at the pinned version (no fallback:
+    the latency A/B's expectations are about this kernel).
+    """
+    from bootscope.lab.qemu.kernels import fetch_package, list_kernels
+
+    pinned = f"{PINNED_RT_PACKAGE} {PINNED_RT_VERSION}"
+    for kernel in list_kernels(offered=False).cached:
+        if kernel.package == PINNED_RT_PACKAGE and kernel.version == PINNED_RT_VERSION:
+            return kernel.image
+    if offline() or not _index_has_version(PINNED_RT_PACKAGE, PINNED_RT_VERSION):
+        raise KernelPinError(f"pinned {pinned} is neither cached nor offered by the package index")
+    got = fetch_package(PINNED_RT_PACKAGE)
+    if got.version != PINNED_RT_VERSION:
+        raise KernelPinError(f"pinned {pinned}, but apt fetched version {got.version}")
+    return got.image
+
+
 # The name under which the tests build the default system image (bootscope image build) once.
 TEST_IMAGE = "bootscope-test"
 # The test image serves as an SSH target too (tests/lab/test_ssh_target.py): kexec reboots, and
 # latency runs over SSH (rt-tests: cyclictest, oslat, hackbench).
 TEST_IMAGE_PACKAGES = ("kexec-tools", "openssh-server", "rt-tests")
+# The test image's kernel, pinned like the test kernel and deliberately another release than it
+# (bookworm main against bookworm security): tests/lab/test_foreign_kernel_boot.py boots the pinned
+# kernel on the image as a kernel foreign to it, and the SSH tests kexec between the two.
+TEST_IMAGE_KERNEL_PACKAGE = "linux-image-6.1.0-50-cloud-amd64"
+assert TEST_IMAGE_KERNEL_PACKAGE != PINNED_PACKAGE, "the image's kernel must be foreign to the test kernel"

@@ -33,7 +33,7 @@ def _run(pytester: pytest.Pytester, body: str) -> pytest.RunResult:
         "    register(config)\n"
     )
     pytester.makepyfile(test_tiny=body)
-    return pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    return pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:randomly")
 
 
 def test_real_part_skips_fail_the_run_and_are_listed(

@@ -11,38 +11,17 @@ from bootscope.analyze.advisor import advise
 from bootscope.analyze.cpus import CpuSeen, summarize_cpus
 from bootscope.analyze.gaps import top_gaps
 from bootscope.analyze.initcalls import summarize_initcalls
+from bootscope.analyze.machine import read_machine
+from bootscope.analyze.phases import MILESTONE_LINES, PHASES, Mark, build_phases
 from bootscope.errors import InputError
-from bootscope.model import Breakdown, Identity, LogLine, Metrics, Panic, Phase, SystemdTime
+from bootscope.metrics import KEXEC_BLIND_S, KEXEC_DOWNTIME_S
+from bootscope.model import Breakdown, Identity, LogLine, Metrics, Panic, SystemdTime
 from bootscope.parse.columns import BootColumns, columns_from_lines
 from bootscope.parse.systemd import parse_time
 
-# (phase, starting milestone, ending milestone), in boot order
-PHASES: tuple[tuple[str, str, str], ...] = (
-    ("setup", "first_line", "memory_available"),
-    ("mm_init", "memory_available", "smp_start"),
-    ("smp_bringup", "smp_start", "smp_done"),
-    ("post_smp", "smp_done", "devtmpfs"),
-    ("initcalls", "devtmpfs", "free_init"),
-    ("free_init", "free_init", "run_init"),
-    ("userspace", "run_init", "userspace"),
-)
-
-# What each milestone's line looks like, to say which line was missing.
-MILESTONE_LINES: dict[str, str] = {
-    "first_line": "a timed line",
-    "memory_available": "Memory: ...K/...K available",
-    "smp_start": "smp: Bringing up secondary CPUs",
-    "smp_done": "smp: Brought up N nodes, M CPUs",
-    "deferred_pages_done": "node N deferred pages initialised",
-    "devtmpfs": "devtmpfs: initialized",
-    "free_init": "Freeing unused kernel ... memory",
-    "run_init": "Run /init as init process",
-    "first_userspace": "a userspace line after Run /init",
-    "userspace": "BOOTSCOPE-MARKER ... uptime=S (or a --marker match)",
-}
-
 _FIRST_ONLY = {"memory": "memory_available", "smp_start": "smp_start", "smp_done": "smp_done"}
 _FIRST_ONLY |= {"devtmpfs": "devtmpfs", "free_init": "free_init", "run_init": "run_init"}
+__all__ = ["MILESTONE_LINES", "PHASES", "analyze_boot", "analyze_columns"]
 _ARCH_SUFFIXES: tuple[tuple[str, str], ...] = (
     ("amd64", "x86_64"),
     ("x86_64", "x86_64"),
@@ -68,15 +47,23 @@ def analyze_boot(
     top_n: int = 10,
     marker_regex: str | None = None,
     host_start_ns: int | None = None,
+    kexec_start_ns: int | None = None,
 ) -> Breakdown:
     """Return where one boot's time went (all times in guest seconds, durations in s or us as named).
 
     ``marker_regex`` (Python regex) marks the end of userspace start when there is no BOOTSCOPE-MARKER
     line; ``host_start_ns`` (the host's monotonic ns at QEMU start) enables the host-side metrics.
+    ``kexec_start_ns``: the host stamp (ns, the clock of this boot's host stamps) of the previous
+    kernel's "kexec_core: Starting new kernel" line when this boot is a kexec reboot in one capture
+    (bootscope.analyze.handover): it gives kexec_downtime_s and kexec_blind_s.
     Raises InputError for a marker regex that does not compile. Values the log does not state are None.
     """
     return analyze_columns(
-        columns_from_lines(lines), top_n=top_n, marker_regex=marker_regex, host_start_ns=host_start_ns
+        columns_from_lines(lines),
+        top_n=top_n,
+        marker_regex=marker_regex,
+        host_start_ns=host_start_ns,
+        kexec_start_ns=kexec_start_ns,
     )
 
 
@@ -87,6 +74,7 @@ def analyze_columns(
     marker_regex: str | None = None,
     host_start_ns: int | None = None,
     all_initcalls: bool = True,
+    kexec_start_ns: int | None = None,
 ) -> Breakdown:
     """Return the Breakdown of one boot given as columns (see ``analyze_boot``; same units and errors).
 
@@ -100,11 +88,15 @@ def analyze_columns(
     cpus = CpuSeen()
     marker_uptime: float | None = None
     marker_index: int | None = None
+    marker_resolution_s = 0.0  # of the marker's uptime: 0.01 for "uptime=1.70"
     systemd_start_s: float | None = None
     finished_s: float | None = None
     finished_index: int | None = None
     panic: Panic | None = None
     init_path: str | None = None  # the first "Run PATH as init process"
+    # stand-ins for phase boundaries (analyze/phases.py): milestones only where a phase uses them
+    free_last: Mark | None = None  # the last "Freeing unused kernel ... memory" line
+    slab: Mark | None = None  # the first "SLUB: HWalign=" line
 
     for name, index, groups, t in cols.known:
         if name == "run_init" and init_path is None:
@@ -118,6 +110,10 @@ def analyze_columns(
                 identity["memory_kb"] = int(groups[1] or 0)
             elif name == "smp_done":
                 identity["cpus"] = int(groups[1] or 0)
+            elif name == "free_init" and t is not None:
+                free_last = Mark(t, index)
+        elif name == "slub" and slab is None and t is not None:
+            slab = Mark(t, index)
         elif name == "cpu_progress":
             cpus.progress(cols.line(index).text, t)
         elif name == "cpu_up_cycles":
@@ -127,6 +123,7 @@ def analyze_columns(
         elif name == "marker" and marker_index is None:
             marker_uptime = float(groups[1] or 0.0)
             marker_index = index
+            marker_resolution_s = _resolution_s(groups[1] or "")
         elif name == "banner":
             identity.setdefault("release", groups[0])
         elif name == "cmdline":
@@ -172,12 +169,31 @@ def analyze_columns(
     if userspace_s is not None:
         milestones["userspace"] = userspace_s
 
+    marks = {key: Mark(milestones[key], i) for key, i in milestone_index.items() if key in milestones}
+    if first_index is not None and first_s is not None:
+        marks["first_line"] = Mark(first_s, first_index)
+    if userspace_s is not None:
+        marks["userspace"] = Mark(
+            userspace_s, cols.line_count if marker_index is None else marker_index, marker_resolution_s
+        )
+    if free_last is not None:
+        marks["free_init_last"] = free_last
+    if slab is not None:
+        marks["slab_ready"] = slab
+    kernel_end = marks.get("run_init") or (free_last if "run_init" not in marks else None)
+    end_s = userspace_s if userspace_s is not None else (kernel_end.t_s if kernel_end else last_s)
+    table = build_phases(marks, end_s)
+    for used in table.chosen.values():  # a stand-in line that a phase uses is a milestone too
+        milestones.setdefault(used, marks[used].t_s)
+    if table.chosen.get("run_init") != "free_init_last" and "run_init" not in marks:
+        kernel_end = None  # the last Freeing line came out of order: no end of kernel init
+
     if systemd_start_s is not None:
         milestones["systemd_start"] = systemd_start_s
     if finished_s is not None:
         milestones["startup_finished"] = finished_s
     metrics = Metrics(
-        kernel_init_s=milestones.get("run_init"),
+        kernel_init_s=None if kernel_end is None else kernel_end.t_s,
         userspace_s=userspace_s,
         host_wall_s=_host_delta(cols, marker_index, host_start_ns),
         host_kernel_start_s=_host_delta(cols, first_index, host_start_ns),
@@ -186,8 +202,9 @@ def analyze_columns(
         else None,
         systemd_userspace_s=_span(systemd_start_s, finished_s),
     )
-    end_s = userspace_s if userspace_s is not None else milestones.get("run_init", last_s)
-    warnings: list[str] = []
+    if kexec_start_ns is not None and kernel_end is not None:
+        metrics = replace(metrics, **_kexec_metrics(cols.line(kernel_end.index), kexec_start_ns))
+    warnings: list[str] = list(table.notes)
     if user_rx is not None and marker_uptime is None and userspace_s is None:
         warnings.append(f"no line matches the marker regex {marker_regex!r}")
     stated = None if finished_index is None else parse_time((cols.line(finished_index).text,))
@@ -198,7 +215,7 @@ def analyze_columns(
         identity=_identity(identity, cpus.tsc_mhz is not None),
         metrics=metrics,
         milestones=dict(sorted(milestones.items(), key=lambda item: item[1])),
-        phases=_phases(milestones, first_s, end_s),
+        phases=table.phases,
         gaps=gaps,
         initcalls=summarize_initcalls(cols.initcalls, top_n, keep_all=all_initcalls),
         cpu_bringup=summarize_cpus(cpus, milestones.get("smp_start"), milestones.get("smp_done")),
@@ -210,7 +227,7 @@ def analyze_columns(
         systemd_stated=stated,
         panic=panic,
     )
-    return replace(breakdown, advice=advise(breakdown))
+    return replace(breakdown, advice=advise(breakdown, read_machine(cols)))
 
 
 # systemd's own userspace figure counts from a timestamp taken a little before its first log line
@@ -312,19 +329,25 @@ def _identity(found: dict[str, object], has_tsc: bool) -> Identity:
     )
 
 
-def _phases(milestones: dict[str, float], first_s: float | None, end_s: float | None) -> tuple[Phase, ...]:
-    total = end_s - first_s if first_s is not None and end_s is not None and end_s > first_s else None
-    phases: list[Phase] = []
-    for name, start_key, end_key in PHASES:
-        start, end = milestones.get(start_key), milestones.get(end_key)
-        if start is None or end is None:
-            missing_key = start_key if start is None else end_key
-            phases.append(Phase(name, start, end, None, None, f"no '{MILESTONE_LINES[missing_key]}' line"))
-            continue
-        duration = end - start
-        share = duration / total if total else None
-        phases.append(Phase(name, start, end, duration, share))
-    return tuple(phases)
+def _resolution_s(number: str) -> float:
+    """Return the resolution (s) of a decimal number as printed: 0.01 for "1.70", 1.0 for "3"."""
+    _, dot, decimals = number.partition(".")
+    return 10.0 ** -len(decimals) if dot else 1.0
+
+
+def _kexec_metrics(end_line: LogLine, kexec_start_ns: int) -> dict[str, float]:
+    """Return kexec_downtime_s (the previous kernel's "Starting new kernel" line to ``end_line``, the
+    line that ends kernel init, on the host's clock) and kexec_blind_s (to this kernel's printk time
+    zero: ``end_line``'s host stamp less its printk time), where the stamps give them; in s."""
+    found: dict[str, float] = {}
+    if end_line.host_ns is None or end_line.host_ns < kexec_start_ns:
+        return found
+    found[KEXEC_DOWNTIME_S] = (end_line.host_ns - kexec_start_ns) / 1e9
+    if end_line.guest_s is not None:
+        zero_ns = end_line.host_ns - round(end_line.guest_s * 1e9)
+        if zero_ns >= kexec_start_ns:
+            found[KEXEC_BLIND_S] = (zero_ns - kexec_start_ns) / 1e9
+    return found
 
 
 def _time_at_or_before(cols: BootColumns, index: int | None) -> float | None:

@@ -13,6 +13,9 @@ kernel's last markers and the new kernel's lines:
 - ``kexec_load_s``: host time between the old kernel's ``kexec-prep`` and ``kexec-load`` markers, the
   ``kexec -l``/``-s`` call that loaded this hop's kernel.
 - ``kernel_init_s``, ``userspace_s``: the new kernel's own, as for any boot (``analyze_boot``).
+
+A capture that bootscope did not make (grabserial on real hardware) has no markers: ``analyze`` pairs
+its boots itself (bootscope.analyze.handover), from the old kernel's ``Starting new kernel`` line.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from bootscope import defaults
 from bootscope.analyze.captured import CapturedAnalysis, analyze_captured, user_marker
-from bootscope.errors import StoreError
+from bootscope.errors import StoreLookupError
 from bootscope.store import BootRecord, ExperimentRecord, Store
 
 
@@ -57,11 +57,11 @@ def analyze_stored_boot(
 ) -> StoredBoot:
     """Return boot ``index`` of stored experiment ``run`` (an id or ``latest``), analysed with its
     variant's marker unless ``marker`` is given. ``records`` saves re-reading the experiment's boots.
-    Raises StoreError for a missing run or boot, InputError for a bad marker or format."""
+    Raises StoreLookupError for a missing run or boot, InputError for a bad marker or format."""
     experiment = store.experiment(run)
     record = final_attempt(records if records is not None else store.boots(experiment.id), index)
     if record is None:
-        raise StoreError(f"{store.name}: experiment {experiment.id} has no boot {index}")
+        raise StoreLookupError(f"{store.name}: experiment {experiment.id} has no boot {index}")
     captured = store.boot_log(experiment.id, index)
     analysis = analyze_captured(
         captured,

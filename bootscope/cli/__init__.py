@@ -1,4 +1,5 @@
-"""The command line: one thin module per user task; this file only registers them.
+"""The command line: one thin module per user task; this file registers them, answers ``--version``
+and turns the old ``--json`` into ``--format json`` for every command (``options.json_as_format``).
 
 Every ``BootscopeError`` becomes one line on stderr and its exit code; Ctrl-C exits 130; any other
 exception is reported in one line (set ``BOOTSCOPE_DEBUG=1`` for the traceback).
@@ -7,9 +8,11 @@ exception is reported in one line (set ``BOOTSCOPE_DEBUG=1`` for the traceback).
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 import os
 import sys
 from dataclasses import dataclass
+from typing import Annotated
 
 # numpy's OpenBLAS starts a thread per core when numpy is imported (about 60 ms of CPU on every
 # start-up); bootscope's linear algebra is small vectors and never needs them. A user's own setting
@@ -41,8 +44,10 @@ COMMANDS: dict[str, Command] = {
     "kexec": Command("kexec_cmd", "kexec", "Measure kexec reboot downtime, hop by hop."),
     "compare": Command("compare_cmd", "compare", "Compare two sets of boot times: shift, tests, verdict."),
     "diff": Command("diff_cmd", "diff", "What got slower: every phase, initcall, gap, CPU and unit."),
-    "baseline": Command("diff_cmd", "baseline_app", "Save a run's boots as reference values.", group=True),
-    "check": Command("diff_cmd", "check", "Check new boots against reference values (for CI)."),
+    "baseline": Command(
+        "check_cmd", "baseline_app", "Save boots or logs as reference values for check.", group=True
+    ),
+    "check": Command("check_cmd", "check", "Check new boots against reference values (for CI)."),
     "report": Command("report_cmd", "report", "Write one self-contained HTML report."),
     "sweep": Command("sweep_cmd", "sweep", "Boot a grid of options, machines and kernels."),
     "history": Command("history_cmd", "history", "A metric across kernel versions, and its change points."),
@@ -82,6 +87,7 @@ def build_app(verb: str | None) -> typer.Typer:
         # help text as markup.
         rich_markup_mode=None,
     )
+    app.callback()(_top)
     for name, command in COMMANDS.items():
         if name != verb:
             app.command(name, short_help=command.short_help, add_help_option=False)(_stand_in)
@@ -98,12 +104,37 @@ def _stand_in() -> None:
     """Never run: a verb other than the one invoked is registered only to be listed."""
 
 
+def _show_version(given: bool) -> None:
+    """Print ``bootscope VERSION`` (the installed package's, from its metadata) and stop with exit 0."""
+    if not given:
+        return
+    try:
+        version = importlib.metadata.version("bootscope")
+    except importlib.metadata.PackageNotFoundError:  # run from a source tree that was never installed
+        from bootscope import __version__ as version
+    print(f"bootscope {version}")
+    raise typer.Exit(0)
+
+
+def _top(
+    version: Annotated[
+        bool,
+        typer.Option("--version", "-V", is_eager=True, callback=_show_version, help="Show the version."),
+    ] = False,
+) -> None:
+    """Options of ``bootscope`` itself, before the verb."""
+
+
 def main() -> None:
     """Run the CLI; exits with the code of the error that stopped it (0 on success)."""
     args = sys.argv[1:]
     verb = _invoked(args)
     app = build_app(verb if verb in COMMANDS else None)
     try:
+        if verb in COMMANDS and "--json" in args:  # the old spelling of --format json, in every command
+            from bootscope.cli.options import json_as_format
+
+            args = json_as_format(typer.main.get_command(app), args)
         result = app(args=args, prog_name="bootscope", standalone_mode=False)
     except BootscopeError as error:
         print(f"bootscope: error: {error}", file=sys.stderr)

@@ -15,6 +15,7 @@ import typer
 from bootscope import defaults
 from bootscope.analyze import analyze_boot
 from bootscope.analyze.breakdown import analyze_columns
+from bootscope.analyze.handover import with_kexec_start
 from bootscope.cli.options import InputFormatOpt, VerboseOpt, resolve_formats
 from bootscope.errors import InputError, ParseError
 from bootscope.model import Breakdown, LogLine
@@ -22,7 +23,7 @@ from bootscope.parse import SMALL_LOG_CHARS, BootColumns, LineBoots, scan_boots
 from bootscope.parse.untimed import read_untimed
 from bootscope.report.json_out import write_analysis_document
 from bootscope.report.screen import Screen
-from bootscope.sources.files import BLOCK_BYTES, TextSource, read_text_lines
+from bootscope.sources.files import BLOCK_BYTES, TextSource, read_text_lines, stdin_rereadable
 
 if TYPE_CHECKING:  # rich only for --verbose and the rarer views: the glance view is plain text
     from rich.console import Console
@@ -74,7 +75,7 @@ def analyze(
         raise InputError("--boot counts from 1")
     if top < 1:
         raise InputError("--top must be at least 1")
-    with _without_cyclic_gc():
+    with _without_cyclic_gc(), stdin_rereadable(logs):  # a paste is read twice (stamps, systemd)
         out = None if as_json else Screen.stdout()
         if as_json and len(logs) > 1:
             sys.stdout.write("[")
@@ -193,11 +194,13 @@ def _selected(
     boots: Iterable[BootColumns], boot: int | None, top: int, marker: str | None
 ) -> Iterator[Breakdown]:
     found = 0
-    for number, columns in enumerate(boots, start=1):
+    for number, (columns, kexec_ns) in enumerate(with_kexec_start(boots), start=1):
         found = number
         if boot is None or number == boot:
             # the JSON holds the top initcalls only, so the full list is not built
-            yield analyze_columns(columns, top_n=top, marker_regex=marker, all_initcalls=False)
+            yield analyze_columns(
+                columns, top_n=top, marker_regex=marker, all_initcalls=False, kexec_start_ns=kexec_ns
+            )
     if boot is not None and boot > found:
         raise InputError(f"there is no boot {boot}: the log holds {found} boot(s)")
 
@@ -220,16 +223,17 @@ def show_boots(
     """
     chosen: Sequence[LogLine] | BootColumns | None = None
     number = found = 0
+    kexec_ns: int | None = None  # the boot before started the chosen one by kexec at this host stamp
     every: Iterable[Sequence[LogLine] | BootColumns] = boots
-    for found, lines in enumerate(every, start=1):
+    for found, (lines, started_ns) in enumerate(with_kexec_start(every), start=1):
         if boot is None or found == boot:
-            chosen, number = lines, found
+            chosen, number, kexec_ns = lines, found, started_ns
     if chosen is None:
         raise InputError(f"there is no boot {boot}: {title or 'the log'} holds {found} boot(s)")
     if isinstance(chosen, BootColumns):
-        breakdown = analyze_columns(chosen, top_n=top_n, marker_regex=marker)
+        breakdown = analyze_columns(chosen, top_n=top_n, marker_regex=marker, kexec_start_ns=kexec_ns)
     else:
-        breakdown = analyze_boot(chosen, top_n=top_n, marker_regex=marker)
+        breakdown = analyze_boot(chosen, top_n=top_n, marker_regex=marker, kexec_start_ns=kexec_ns)
     from bootscope.report.boot_view import show_breakdown  # the text views: not for --format json
 
     show_breakdown(breakdown, screen, f"{title} boot {number} of {found}", top_n, verbose=verbose)

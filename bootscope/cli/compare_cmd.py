@@ -25,8 +25,8 @@ def compare(
         Path | None, typer.Option("--a-file", help="Side a: one number per line, # comments.")
     ] = None,
     b_file: Annotated[Path | None, typer.Option("--b-file", help="Side b: one number per line.")] = None,
-    a_logs: Annotated[Path | None, typer.Option("--a-logs", help="Side a: a directory of boot logs.")] = None,
-    b_logs: Annotated[Path | None, typer.Option("--b-logs", help="Side b: a directory of boot logs.")] = None,
+    a_logs: options.ALogs = None,
+    b_logs: options.BLogs = None,
     baseline: Annotated[str | None, typer.Option(help="RUN's variant to compare the others with.")] = None,
     metric: Annotated[
         str | None, typer.Option(help=f"Metric to compare, or unit:NAME.service [default: {DEFAULT_METRIC}].")
@@ -37,7 +37,10 @@ def compare(
         str, typer.Option(help="two-sided, less (b faster) or greater (b slower).")
     ] = "two-sided",
     method: Annotated[
-        str, typer.Option(help="mw (Mann-Whitney + Hodges-Lehmann) or sign (seed 000).")
+        str,
+        typer.Option(
+            help="mw (Mann-Whitney + Hodges-Lehmann) or sign (the sign test of an LKML boot-time review)."
+        ),
     ] = "mw",
     margin: Annotated[
         str | None, typer.Option(help="Sign test margin, e.g. 100ms [default: the data's resolution].")
@@ -68,7 +71,7 @@ def compare(
     inputs = CompareInputs(run, a, b, a_file, b_file, a_logs, b_logs, baseline, metric, db)
     settings = CompareSettings(alpha, alternative, method, detect, margin, bootstrap_seed, unit, fail_on)
     result = compare_inputs(inputs, settings, warn=notes.warning)
-    write_comparisons(result.comparisons, result.definition, fmt)
+    write_comparisons(result.comparisons, result.definition, fmt, result.like_for_like)
     if result.failure is not None:
         notes.say(result.failure)
     return result.exit_code

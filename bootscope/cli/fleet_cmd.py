@@ -31,7 +31,12 @@ ParquetOpt = Annotated[
 ]
 MetricOpt = Annotated[str, typer.Option("--metric", help=f"Metric (default {DEFAULT_METRIC}).")]
 ByOpt = Annotated[
-    str, typer.Option("--by", help="Metadata fields to group by, comma-separated (e.g. model,kernel).")
+    str,
+    typer.Option(
+        "--by",
+        help="Fields to group by, comma-separated: metadata CSV columns, arch, cpus, memory_gib,"
+        " kernel_series, kernel_release, format (e.g. model,kernel_series).",
+    ),
 ]
 Format = Annotated[str, options.format_option(options.TABLE_JSON, "table")]
 
@@ -58,8 +63,9 @@ def fleet_import(
     parquet: ParquetOpt = None,
     fmt: Format = "table",
 ) -> None:
-    """Import many boot logs (any format analyze reads, LAVA output.yaml, KCIDB JSON) with host
-    metadata, analysing them on every core; a file already imported is skipped, a bad one listed."""
+    """Import many boot logs (any format analyze reads, LAVA output.yaml, KCIDB JSON, pasted
+    systemd-analyze output) with host metadata, analysing them on every core; a file already
+    imported is skipped, a bad one listed."""
     from bootscope.report.fleet_out import import_json, render_import
     from bootscope.usecases.fleet.importer import import_into
 
@@ -80,8 +86,9 @@ def summary(
     parquet: ParquetOpt = None,
     fmt: Format = "table",
 ) -> None:
-    """Per group: boots, p50/p90/p99 with distribution-free 95% intervals, failures with an exact
-    binomial interval."""
+    """Per group: p50/p90/p99 of ok boots with distribution-free 95% intervals; boots by outcome,
+    failed (a panic, oops or hang) apart from incomplete (the log stops before init), and the failure
+    rate failed / (ok + failed) with an exact binomial interval."""
     from bootscope.report.fleet_out import render_summary, summary_json
     from bootscope.usecases.fleet.query import fleet_summary
 
@@ -110,9 +117,9 @@ def outliers(
     options.check_format(fmt, options.TABLE_JSON)
     found = fleet_outliers(db, parquet, metric, by, z_cut)
     if fmt == "json":
-        _emit(outliers_json(found.metric, found.by, found.found, found.z_cut))
+        _emit(outliers_json(found))
     else:
-        render_outliers(found.metric, found.by, found.found, found.z_cut, output_console())
+        render_outliers(found, output_console())
 
 
 def compare(
@@ -127,7 +134,7 @@ def compare(
     cohort_field: Annotated[str, typer.Option("--cohort-field", help="Field naming the cohort.")] = "cohort",
     metric: MetricOpt = DEFAULT_METRIC,
     alpha: Annotated[
-        float, typer.Option("--alpha", help="1 - confidence of the intervals.")
+        float, typer.Option("--alpha", help="Significance level; intervals at 1 - alpha.")
     ] = defaults.ALPHA,
     db: options.Db = defaults.DEFAULT_DB,
     parquet: ParquetOpt = None,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -129,6 +130,7 @@ def _print(
     plot: str | None = None,
 ) -> None:
     from bootscope.report.latency_runs_out import latency_runs_json, latency_runs_mail, latency_runs_text
+    from bootscope.report.screen import stdout_width_cells
     from bootscope.usecases.latency import stored_latency_run
 
     result = stored_latency_run(db, experiment_id, threshold, gev)
@@ -146,6 +148,8 @@ def _print(
     if threads and fmt == "table":
         from bootscope.report.latency_out import latency_table
 
-        print(latency_table([row for v in result.variants for run in v.runs for row in run.rows]))
+        rows = [row for v in result.variants for run in v.runs for row in run.rows]
+        print(latency_table(rows, stdout_width_cells(sys.stdout)))
         print()
-    print(latency_runs_mail(result) if fmt == "mail" else latency_runs_text(result))
+    width_cells = stdout_width_cells(sys.stdout)
+    print(latency_runs_mail(result) if fmt == "mail" else latency_runs_text(result, width_cells))

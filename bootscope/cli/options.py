@@ -6,16 +6,22 @@ chain being one slot), ``--format`` always the OUTPUT format and ``--input-forma
 bootstrap with ``--bootstrap-seed``), ``--db`` the store, ``--timeout`` the seconds one slot may take,
 ``--mem`` one guest memory size in MiB.
 
+``--alpha`` is always the significance level (intervals at 1 - alpha confidence), and
+``--a-logs``/``--b-logs`` always name one side's logs: files, directories or quoted globs, repeatable.
+
 Old spellings are kept for one release, hidden from ``--help``, each with a one-line note on stderr
-(:func:`deprecated`): ``--json`` (now ``--format json``), ``--format LOGFORMAT`` of analyze, report,
-trace and plot (now ``--input-format``), ``compare --seed`` (now ``--bootstrap-seed``),
-``bisect-run --baseline`` (now ``--reference``) and a list given to ``kexec --mem`` (now ``--mem-sweep``).
+(:func:`deprecated`): ``--json`` of every command with a ``--format`` (now ``--format json``: rewritten
+once for all commands by :func:`json_as_format`), ``--format LOGFORMAT`` of analyze, report, trace and
+plot (now ``--input-format``), ``compare --seed`` (now ``--bootstrap-seed``), ``latency analyze
+--confidence`` (now ``--alpha``, 1 - confidence), ``bisect-run --baseline`` (now ``--reference``) and a
+list given to ``kexec --mem`` (now ``--mem-sweep``).
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -33,7 +39,7 @@ TABLE_JSON = ("table", "json")
 InputFormatOpt = Annotated[
     str, typer.Option("--input-format", help=f"Log format: {AUTO} (detect), {', '.join(FORMATS)}.")
 ]
-Db = Annotated[str, typer.Option("--db", help="SQLite path or database URL.")]
+Db = Annotated[str, typer.Option("--db", help="SQLite path or database URL (reading never creates one).")]
 Seed = Annotated[int | None, typer.Option("--seed", help="Seed of the measurement order (default: random).")]
 Jobs = Annotated[int | None, typer.Option("-j", "--jobs", help="Slots run at once (default: 1).")]
 ExecutorOpt = Annotated[
@@ -60,6 +66,17 @@ Timeout = Annotated[
     ),
 ]
 JsonAlias = Annotated[bool, typer.Option("--json", hidden=True, help="Deprecated: --format json.")]
+ALogs = Annotated[
+    list[Path] | None,
+    typer.Option("--a-logs", help="Side a: a log file, a directory of logs or a quoted glob (repeat)."),
+]
+BLogs = Annotated[
+    list[Path] | None,
+    typer.Option("--b-logs", help="Side b: a log file, a directory of logs or a quoted glob (repeat)."),
+]
+ConfidenceAlias = Annotated[
+    float | None, typer.Option("--confidence", hidden=True, help="Deprecated: --alpha (1 - confidence).")
+]
 Until = Annotated[
     str | None,
     typer.Option(
@@ -173,3 +190,77 @@ def resolve_formats(
         f"--format {format_value}: choose an output format ({', '.join(output_choices)});"
         f" the log format is --input-format ({AUTO}, {', '.join(FORMATS)})"
     )
+
+
+def alpha_level(alpha: float | None, old_confidence: float | None) -> float:
+    """Return the significance level (a fraction) from ``--alpha`` (None: not given, the default
+    applies) and the hidden ``--confidence``, its old spelling as 1 - alpha (a note when used).
+
+    Raises InputError for a level outside (0, 1) or for the two given with different meanings."""
+    level = defaults.ALPHA if alpha is None else alpha
+    if old_confidence is not None:
+        converted = 1 - old_confidence
+        deprecated(f"--confidence {old_confidence:g}", f"--alpha {converted:g}")
+        if alpha is not None and abs(alpha - converted) > 1e-9:
+            raise InputError(f"--confidence {old_confidence:g} and --alpha {alpha:g} disagree")
+        level = converted
+    if not 0 < level < 1:
+        raise InputError(f"--alpha must lie between 0 and 1, not {level:g}")
+    return level
+
+
+def json_as_format(app: object, args: Sequence[str]) -> list[str]:
+    """Return ``args`` (the command line without the program name) with each ``--json`` that the
+    invoked command would read as an option replaced by ``--format json``, and a one-line note.
+
+    ``--json`` is the old spelling of ``--format json`` in every command that has a ``--format``;
+    rewriting it here, once, keeps them all alike. Arguments after ``--`` and values of options that
+    take one are left alone; a command without ``--format`` gets ``args`` unchanged (its parser then
+    refuses ``--json``). Raises InputError for ``--json`` beside a ``--format`` other than json."""
+    command, start = _invoked_command(app, args)
+    if command is None:
+        return list(args)
+    takes_value: set[str] = set()
+    for param in getattr(command, "params", ()):
+        if param.param_type_name == "option" and not param.is_flag and not param.count:
+            takes_value.update(param.opts)
+    if "--format" not in takes_value:
+        return list(args)
+    rewritten, formats, found = list(args[:start]), list[str](), False
+    words = iter(args[start:])
+    for word in words:
+        if word == "--":
+            rewritten += [word, *words]
+            break
+        if word == "--json":
+            found = True
+            rewritten += ["--format", "json"]
+            continue
+        rewritten.append(word)
+        name, has_value, value = word.partition("=")
+        if name in takes_value and not has_value:
+            value = next(words, "")
+            rewritten.append(value)
+        if name == "--format":
+            formats.append(value)
+    if not found:
+        return list(args)
+    deprecated("--json", "--format json")
+    other = next((value for value in formats if value != "json"), None)
+    if other is not None:
+        raise InputError(f"--json and --format {other} disagree")
+    return rewritten
+
+
+def _invoked_command(app: object, args: Sequence[str]) -> tuple[object | None, int]:
+    """Return the (sub)command of the CLI library's command ``app`` that ``args`` runs and the index
+    of its first argument; (None, 0) when no command is named or a name is unknown. (Typer bundles
+    its own copy of click, so groups are told by their ``commands`` table, not by class.)"""
+    command: object = app
+    position = 0
+    while isinstance(commands := getattr(command, "commands", None), dict):
+        index = next((i for i in range(position, len(args)) if not args[i].startswith("-")), None)
+        if index is None or args[index] not in commands:
+            return None, 0
+        command, position = commands[args[index]], index + 1
+    return command, position

@@ -50,7 +50,7 @@ def parse_latency_text(text: str, source: str) -> LatencyRun:
         return LatencyRun(source, "timerlat", tuple(series), _command(lines, "timerlat"), tuple(warnings))
     if oslat := parse_oslat(lines):
         return LatencyRun(source, "oslat", tuple(oslat), None, ())
-    series, warnings = parse_cyclictest(lines)
+    series, warnings = parse_cyclictest(lines, source)
     if series:
         return LatencyRun(source, "cyclictest", tuple(series), _command(lines, "cyclictest"), tuple(warnings))
     raise InputError(f"{source}: no cyclictest, oslat or rtla timerlat output found")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -29,6 +29,10 @@ CYCLIC_FOOTER_RE = re.compile(
 )
 # cyclictest.c, print_hist(): "# Thread %d:" then " %05lu" per overflow cycle, "# %05d others" after 30.
 CYCLIC_OVERFLOW_RE = re.compile(r"^# Thread (?P<t>\d+):(?P<v>(?:\s+\d+)*)")
+# cyclictest.c, set_latency_target(): "# /dev/cpu_dma_latency set to %dus", once as a run starts.
+CYCLIC_LATENCY_TARGET_RE = re.compile(r"^# /dev/cpu_dma_latency set to")
+# An invocation quoted above a run's output ("$ sudo cyclictest -m ...", "# /usr/bin/cyclictest -p").
+CYCLIC_COMMAND_RE = re.compile(r"(?:^|\s)(?:\S*/)?cyclictest\s+-")
 # rt-tests src/oslat/oslat.c, write_summary(): "Core:", "%03u (us):", "Minimum:", "Average:", "Maximum:".
 OSLAT_CORE_RE = re.compile(r"^Core:((?:\s+\d+)+)\s*$")
 OSLAT_ROW_RE = re.compile(r"^(\d+) \(us\):((?:\s+\d+)+)(\s+\(including overflows\))?\s*$")
@@ -62,9 +66,52 @@ class _Cyclic:
     in_hist: bool = False
 
 
-def parse_cyclictest(lines: Iterable[str]) -> tuple[list[LatencySeries], list[str]]:
+def split_cyclictest_runs(lines: Iterable[str]) -> list[list[str]]:
+    """Return ``lines`` cut into one list per cyclictest run (a paste may quote several invocations).
+
+    A run ends where, after it printed results (``T:`` lines or histogram rows), an invocation or
+    cyclictest's "# /dev/cpu_dma_latency set to" line begins the next one, or a second histogram
+    starts. A live display's repeated ``T:`` lines stay one run. Always at least one list."""
+    runs: list[list[str]] = [[]]
+    has_results = has_rows = in_hist = False
+    for line in lines:
+        starts_run = CYCLIC_COMMAND_RE.search(line) or CYCLIC_LATENCY_TARGET_RE.match(line)
+        hist_start = CYCLIC_HIST_START_RE.match(line)
+        if (starts_run and has_results) or (hist_start and has_rows):
+            runs.append([])
+            has_results = has_rows = in_hist = False
+        runs[-1].append(line)
+        if hist_start:
+            in_hist = True
+        elif CYCLIC_T_RE.match(line) or (in_hist and CYCLIC_ROW_RE.match(line)):
+            has_results = True
+            has_rows = has_rows or in_hist
+    return runs
+
+
+def parse_cyclictest(
+    lines: Iterable[str], source: str = "the output"
+) -> tuple[list[LatencySeries], list[str]]:
     """Return cyclictest's threads from its text output (``T:`` lines, ``-h``/``-H`` histograms) and
-    warnings (a histogram whose rows do not add up to ``# Total:``). Empty list: no cyclictest here."""
+    warnings (a histogram whose rows do not add up to ``# Total:``). Empty list: no cyclictest here.
+
+    Output that holds several runs (:func:`split_cyclictest_runs`) gives each run's threads apart,
+    named ``run1/T0``, ``run2/T0``..., with a warning naming ``source`` and the count of runs."""
+    runs = [found for run in split_cyclictest_runs(lines) if (found := _parse_one_cyclictest(run))[0]]
+    if len(runs) <= 1:
+        return runs[0] if runs else ([], [])
+    series: list[LatencySeries] = []
+    warnings = [
+        f"{source} holds {len(runs)} cyclictest runs; each is shown apart, its threads named "
+        f"run1/T0 ... run{len(runs)}/T0"
+    ]
+    for number, (run_series, run_warnings) in enumerate(runs, start=1):
+        series += [replace(s, name=f"run{number}/{s.name}") for s in run_series]
+        warnings += [f"run{number}: {warning}" for warning in run_warnings]
+    return series, warnings
+
+
+def _parse_one_cyclictest(lines: Iterable[str]) -> tuple[list[LatencySeries], list[str]]:
     state = _Cyclic()
     for line in lines:
         if match := CYCLIC_T_RE.match(line):

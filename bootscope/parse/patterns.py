@@ -117,6 +117,11 @@ PATTERNS: tuple[Pattern, ...] = (
         (("M", "e"),),
         ("Memory: ",),
     ),
+    # mm/slub.c kmem_cache_init(), called by mm_core_init() (mm/mm_init.c since 6.5; init/main.c
+    # mm_init() before) right after mem_init(): the slab allocator's start, on every series with SLUB.
+    # 6.12 prints the "Memory:" line later (mm/mm_init.c page_alloc_init_late(), after the secondary
+    # CPUs), so this line ends the setup phase there (bootscope/analyze/phases.py)
+    _p("slub", r"SLUB: HWalign=", "mm/slub.c", "S", (("S", "L"),), ("SLUB: HWalign=",)),
     # kernel/smp.c smp_init() since 4.11. Before it, x86 printed "x86: Booting SMP configuration:" and
     # "x86: Booted up N node(s), M CPUs" (arch/x86/kernel/smpboot.c native_cpu_up(), smp_announce())
     # and other arches "Brought up M CPUs" (kernel/smp.c smp_init()); group 1 (nodes) is then empty
@@ -151,7 +156,7 @@ PATTERNS: tuple[Pattern, ...] = (
     _p(
         "cpu_up_cycles",
         r"CPU#(\d+) up in{0}(\d+),{0}(\d+),{0}(\d+),{0}(\d+){0}\({0}(\d+)\)".format(_SP + "*"),
-        "arch/x86/kernel/smpboot.c (seed 002 patch)",
+        "arch/x86/kernel/smpboot.c (a CPU bring-up timing patch posted to LKML)",
         "C",
         (("C", "P"),),
         ("CPU#",),
@@ -169,7 +174,11 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     # drivers/base/devtmpfs.c devtmpfs_init()
     _p("devtmpfs", r"devtmpfs: initialized", "drivers/base/devtmpfs.c", "d", (("d", "e"),), ("devtmpfs: ",)),
-    # mm/page_alloc.c free_reserved_area() called from free_initmem() (arch/x86/mm/init.c)
+    # mm/page_alloc.c free_reserved_area() called from free_initmem() (arch/x86/mm/init.c), which
+    # init/main.c kernel_init() calls just before it runs init; mark_readonly() (mark_rodata_ro(),
+    # arch/x86/mm/init_64.c) then frees the section gaps with more such lines. 3.x printed the range
+    # too: "Freeing unused kernel memory: 1204K (ffffffff818ee000 - ffffffff81a1b000)". Kernels that
+    # print no "Run /init" line (the corpus's 3.10 to 4.18) end kernel init at the last of them.
     _p(
         "free_init",
         r"Freeing unused kernel",
@@ -180,6 +189,17 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     # init/main.c run_init_process() and kernel_init()
     _p("run_init", r"Run (/\S+) as init process", "init/main.c", "R", (("R", "u"),), ("Run /",)),
+    # kernel/kexec_core.c kernel_kexec() prints "Starting new kernel" (its pr_fmt adds "kexec_core: ")
+    # just before machine_kexec() jumps to the loaded kernel (kernel/kexec.c before 4.3): the old
+    # kernel's last line of a kexec reboot (tests/data/kexec-chain-2hops-nochecks.tsv)
+    _p(
+        "kexec_start",
+        r"(?:kexec_core: |kexec: )?Starting new kernel",
+        "kernel/kexec_core.c",
+        "kS",
+        (("k", "e"), ("S", "t")),
+        ("kexec_core: Starting new kernel", "kexec: Starting new kernel", "Starting new kernel"),
+    ),
     # init/main.c do_one_initcall() with initcall_debug: trace_initcall_start_cb()/..._finish_cb()
     _p("initcall_start", r"calling  " + _FN + _CALL_TAIL, "init/main.c", "c"),
     _p("initcall_done", r"initcall " + _FN + DONE_TAIL, "init/main.c", "i"),

@@ -18,10 +18,13 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from bootscope.model import Comparison, SideSummary, TestResult
+from bootscope.analyze.like_for_like import not_like_for_like
+from bootscope.model import Comparison, LikeForLike, SideSummary, TestResult
 
-TEST_TITLES = {"mann_whitney": "Mann-Whitney U", "sign": "sign test (seed 000)", "welch": "Welch t"}
+TEST_TITLES = {"mann_whitney": "Mann-Whitney U", "sign": "sign test", "welch": "Welch t"}
 SAME = "no significant difference"
+CANNOT_TELL = "cannot tell"
+Guards = Sequence[LikeForLike | None]
 
 
 def num(value: float | None, digits: int = 4) -> str:
@@ -45,6 +48,38 @@ def percent(fraction: float | None) -> str:
 def verdict_mark(comparison: Comparison) -> str:
     """Return benchstat's "~" for no significant difference, else the verdict word."""
     return "~" if comparison.verdict == SAME else comparison.verdict
+
+
+def cannot_tell_reason(comparison: Comparison) -> str | None:
+    """Return why the boots cannot decide (the "cannot tell: ..." note of the comparison), or None
+    when they can."""
+    if comparison.verdict != CANNOT_TELL:
+        return None
+    return next((note for note in comparison.notes if note.startswith(CANNOT_TELL)), CANNOT_TELL)
+
+
+def guard_line(comparison: Comparison, guard: LikeForLike | None) -> str | None:
+    """Return the "NOT LIKE FOR LIKE: ..." line of a comparison's two sides, or None when alike or
+    unknown (numbers state no facts)."""
+    return None if guard is None else not_like_for_like(guard, comparison.a.name, comparison.b.name)
+
+
+def guard_dict(guard: LikeForLike | None) -> dict[str, Any] | None:
+    """Return the JSON of a like-for-like guard, ``{ok, differences: [{field, a, b, changes_printing}]}``
+    (None: the input states no facts)."""
+    if guard is None:
+        return None
+    return {
+        "ok": guard.ok,
+        "differences": [
+            {"field": d.field, "a": list(d.a), "b": list(d.b), "changes_printing": d.changes_printing}
+            for d in guard.differences
+        ],
+    }
+
+
+def _guard_at(guards: Guards | None, index: int) -> LikeForLike | None:
+    return guards[index] if guards is not None and index < len(guards) else None
 
 
 def primary_p(comparison: Comparison) -> float | None:
@@ -118,9 +153,14 @@ def comparison_dict(comparison: Comparison, definition: str = "") -> dict[str, A
     }
 
 
-def to_json(comparisons: Sequence[Comparison], definition: str = "") -> str:
-    """Return JSON text: one object for a single comparison, a list of objects for several."""
+def to_json(comparisons: Sequence[Comparison], definition: str = "", guards: Guards | None = None) -> str:
+    """Return JSON text: one object for a single comparison, a list of objects for several; with
+    ``guards`` (one per comparison), each object says ``like_for_like`` and ``cannot_tell``."""
     documents = [comparison_dict(c, definition) for c in comparisons]
+    if guards is not None:
+        for i, (document, c) in enumerate(zip(documents, comparisons, strict=True)):
+            document["like_for_like"] = guard_dict(_guard_at(guards, i))
+            document["cannot_tell"] = cannot_tell_reason(c)
     payload: Any = documents[0] if len(documents) == 1 else documents
     return json.dumps(payload, indent=2, allow_nan=False)
 
@@ -128,23 +168,26 @@ def to_json(comparisons: Sequence[Comparison], definition: str = "") -> str:
 CSV_FIELDS = (
     "metric", "unit", "a", "b", "n_a", "median_a", "median_a_low", "median_a_high", "n_b", "median_b",
     "median_b_low", "median_b_high", "shift", "shift_low", "shift_high", "shift_relative", "test", "p",
-    "p_adjusted", "alpha", "verdict", "power_detect", "power_n_per_side",
+    "p_adjusted", "alpha", "verdict", "power_detect", "power_n_per_side", "not_like_for_like",
 )  # fmt: skip
 
 
-def to_csv(comparisons: Sequence[Comparison]) -> str:
-    """Return CSV text, one row per comparison, columns ``CSV_FIELDS`` (empty cell: no value)."""
+def to_csv(comparisons: Sequence[Comparison], guards: Guards | None = None) -> str:
+    """Return CSV text, one row per comparison, columns ``CSV_FIELDS`` (empty cell: no value;
+    ``not_like_for_like``: the fields on which the sides differ, separated by "; ")."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_FIELDS)
-    for c in comparisons:
+    for index, c in enumerate(comparisons):
+        guard = _guard_at(guards, index)
+        unlike = None if guard is None or guard.ok else "; ".join(d.field for d in guard.differences)
         a_ci = c.a.median_ci or (None, None)
         b_ci = c.b.median_ci or (None, None)
         shift_ci = c.shift_ci or (None, None)
         row = [
             c.metric, c.unit, c.a.name, c.b.name, c.a.n, c.a.median, *a_ci, c.b.n, c.b.median, *b_ci,
             c.shift_estimate, *shift_ci, c.shift_relative, c.tests[0].name, primary_p(c), c.p_adjusted,
-            c.alpha, c.verdict, c.power_detect, c.power_n_per_side,
+            c.alpha, c.verdict, c.power_detect, c.power_n_per_side, unlike,
         ]  # fmt: skip
         writer.writerow(["" if v is None else v for v in row])
     return out.getvalue()
@@ -155,8 +198,9 @@ def _md(text: str) -> str:
     return html.escape(text, quote=False).replace("|", "\\|").replace("`", "\\`").replace("\n", " ")
 
 
-def to_markdown(comparisons: Sequence[Comparison], definition: str = "") -> str:
-    """Return a Markdown table (one row per comparison) followed by method, power and notes."""
+def to_markdown(comparisons: Sequence[Comparison], definition: str = "", guards: Guards | None = None) -> str:
+    """Return a Markdown table (one row per comparison) followed by the like-for-like guard, method,
+    power and notes."""
     first = comparisons[0]
     level = f"{round((1 - first.alpha) * 100)}%"
     lines = [
@@ -173,7 +217,7 @@ def to_markdown(comparisons: Sequence[Comparison], definition: str = "") -> str:
             f"| {num(primary_p(c), 3)} | {_md(c.verdict)} |"
         )
     lines.append("")
-    lines.extend(f"- {_md(line)}" for line in detail_lines(comparisons))
+    lines.extend(f"- {_md(line)}" for line in detail_lines(comparisons, guards))
     if definition:
         lines.append(f"- definition of {_md(first.metric)}: {_md(definition)}")
     return "\n".join(lines) + "\n"
@@ -204,12 +248,16 @@ def test_line(test: TestResult, unit: str) -> str:
     return line + (f"; {test.note}" if test.note else "")
 
 
-def detail_lines(comparisons: Sequence[Comparison]) -> list[str]:
-    """Return the lines printed under the table: method, tests, bootstrap, power, correction, notes."""
+def detail_lines(comparisons: Sequence[Comparison], guards: Guards | None = None) -> list[str]:
+    """Return the lines printed under the table: the like-for-like guard, method, tests, bootstrap,
+    power, correction, notes (the "cannot tell" note is the verdict's, not repeated)."""
     lines: list[str] = []
     several = len(comparisons) > 1
-    for c in comparisons:
+    for index, c in enumerate(comparisons):
         prefix = f"{c.b.name}: " if several else ""
+        unlike = guard_line(c, _guard_at(guards, index))
+        if unlike:
+            lines.append(prefix + unlike)
         lines.append(f"{prefix}shift = b - a by Hodges-Lehmann ({c.shift_method})")
         lines.extend(prefix + test_line(test, c.unit) for test in c.tests)
         if c.bootstrap_ci is not None:
@@ -220,53 +268,62 @@ def detail_lines(comparisons: Sequence[Comparison]) -> list[str]:
         power = power_line(c)
         if power:
             lines.append(prefix + power)
-        lines.extend(prefix + note for note in c.notes)
+        lines.extend(prefix + note for note in c.notes if note != cannot_tell_reason(c))
     if several and comparisons[0].correction:
         lines.append(f"{comparisons[0].correction}: verdicts use the adjusted p")
     return lines
 
 
 def verdict_sentence(c: Comparison) -> str:
-    """Return the verdict as a sentence naming alpha, the p-value used and any correction."""
+    """Return the verdict as a sentence naming alpha, the p-value used and any correction; for boots
+    that cannot decide, why ("cannot tell: 3 and 2 boots cannot reach p < 0.05 ...")."""
+    reason = cannot_tell_reason(c)
+    if reason is not None:
+        return f"{c.b.name} vs {c.a.name}: {reason}"
     p_text = num(primary_p(c), 3)
     correction = f", {c.correction}" if c.correction else ""
     return f"{c.b.name} vs {c.a.name}: {c.verdict} at alpha {c.alpha:g} (p = {p_text}{correction})"
 
 
-def table(comparisons: Sequence[Comparison], definition: str = "") -> RenderableType:
-    """Return the rich renderable of the comparison table and its detail lines."""
+def table(
+    comparisons: Sequence[Comparison], definition: str = "", guards: Guards | None = None
+) -> RenderableType:
+    """Return the rich renderable of the comparison table and its detail lines. Narrow enough for 80
+    columns: each row names side b (every side a is the baseline named in the title), "med" is the
+    median; the medians' intervals are in the JSON, Markdown and mail."""
     first = comparisons[0]
     level = f"{round((1 - first.alpha) * 100)}%"
-    grid = Table(box=box.SIMPLE_HEAD, title=Text(f"{first.metric} ({first.unit})"), title_justify="left")
-    headers = (
-        "b vs a",
-        f"median a [{level}]",
-        f"median b [{level}]",
-        f"shift b - a [{level}]",
-        "rel",
-        "p",
-        "",
-    )
+    title = f"{first.metric} ({first.unit}) against {first.a.name} ({first.a.n})"
+    grid = Table(box=box.SIMPLE_HEAD, title=Text(title), title_justify="left", pad_edge=False)
+    headers = ("b", "med a", "med b", f"shift b - a [{level}]", "rel", "p", "")
+    name_width = min(16, max(len(f"{c.b.name} ({c.b.n})") for c in comparisons))
     for header in headers:
-        grid.add_column(header, justify="left" if header in ("b vs a", "") else "right", no_wrap=True)
+        left = header in ("b", "")
+        grid.add_column(
+            header,
+            justify="left" if left else "right",
+            no_wrap=header != "b",
+            overflow="fold",
+            min_width=name_width if header == "b" else None,
+        )
     for c in comparisons:
         grid.add_row(
-            Text(f"{c.b.name} ({c.b.n}) vs {c.a.name} ({c.a.n})"),
-            f"{num(c.a.median)} {interval(c.a.median_ci)}",
-            f"{num(c.b.median)} {interval(c.b.median_ci)}",
-            f"{num(c.shift_estimate, 3)} {interval(c.shift_ci, 3)}",
+            Text(f"{c.b.name} ({c.b.n})"),
+            num(c.a.median),
+            num(c.b.median),
+            Text(f"{num(c.shift_estimate, 3)} {interval(c.shift_ci, 3)}"),
             percent(c.shift_relative),
             num(primary_p(c), 3),
             Text(verdict_mark(c), style="bold" if c.verdict != SAME else ""),
         )
     details = [Text(verdict_sentence(c)) for c in comparisons]
-    details += [Text(line) for line in detail_lines(comparisons)]
+    details += [Text(line) for line in detail_lines(comparisons, guards)]
     if definition:
         details.append(Text(f"definition of {first.metric}: {definition}"))
     return Group(grid, *details)
 
 
-def to_text(comparisons: Sequence[Comparison], definition: str = "", width: int = 120) -> str:
+def to_text(comparisons: Sequence[Comparison], definition: str = "", width: int = 80) -> str:
     """Return the table and details as plain text (no colour), ``width`` columns wide."""
     out = io.StringIO()
     console = Console(

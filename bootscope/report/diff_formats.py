@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from bootscope.report import diff_out
+from bootscope.report import diff_html, diff_mail, diff_out
 from bootscope.report.console import output_console
 from bootscope.stats.attribution import DiffResult
 
@@ -23,9 +23,9 @@ def write_diff(result: DiffResult, fmt: str, top: int, output: Path | None, plot
     if fmt == "json":
         text = diff_out.to_json(result, top) + "\n"
     elif fmt == "mail":
-        text = diff_out.to_mail(result)
+        text = diff_mail.to_mail(result)
     elif fmt == "html":
-        text = diff_out.to_html(result, top)
+        text = diff_html.to_html(result, top)
     elif output is not None:
         text = diff_out.to_text(result, top)
     else:

@@ -1,15 +1,21 @@
 """What got slower, drawn: the total's shift and the components that explain it as horizontal bars,
-ranked as `diff` ranks them, each with its interval; components that moved at the stated FDR in a
-strong colour, the rest pale, appeared/disappeared ones hatched, and the part no component explains."""
+ranked as `diff` ranks them (by the size of the move, faster and slower alike), each with its
+interval; components that moved at the stated FDR in a strong colour, the rest pale,
+appeared/disappeared ones hatched, and the one unexplained figure (``Attribution.unexplained_s``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from bootscope.report.diff_out import guard_lines, offset_sentence
 from bootscope.report.plot import COLORS, DPI, SLIDE_IN, _save, _short
 from bootscope.stats.attribution import DiffResult
 from bootscope.stats.compare import FASTER, SLOWER
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 TOTAL_KIND = "total"
 LEFT_KIND = "left"
@@ -30,8 +36,8 @@ class BarRow:
 
 def bar_rows(result: DiffResult, top: int) -> list[BarRow]:
     """Return the bars of ``result``: the total first, then the ``top`` components in diff's order
-    (components without a shift left out), then, when they come from one kind and some moved, what
-    the moved components leave unexplained of the total."""
+    (the largest moves either way; components without a shift left out), then the one unexplained
+    figure: what the moved components of ``explained_kind`` leave of the total."""
     attribution = result.attribution
     total = attribution.total
     rows = [
@@ -49,16 +55,16 @@ def bar_rows(result: DiffResult, top: int) -> list[BarRow]:
         BarRow(f"{c.kind} {c.name}", c.kind, float(c.shift_s or 0.0), c.shift_ci_s, c.moved, c.status)
         for c in shown
     ]
-    if len(attribution.by_kind) == 1:
-        kind = attribution.by_kind[0]
-        if kind.moved and kind.unexplained_s is not None:
-            rows.append(BarRow("left unexplained", LEFT_KIND, float(kind.unexplained_s), None, False, "left"))
+    if attribution.unexplained_s is not None:
+        label = f"unexplained (not by a moved {attribution.explained_kind})"
+        rows.append(BarRow(label, LEFT_KIND, float(attribution.unexplained_s), None, False, "left"))
     return rows
 
 
-def plot_diff(result: DiffResult, top: int, path: Path) -> None:
+def plot_diff(result: DiffResult, top: int, path: Path) -> Figure:
     """Write the bars of ``result`` (see :func:`bar_rows`) to ``path`` (.png or .svg, 1920 x 1080
-    pixels). Raises InputError for another suffix."""
+    pixels), the total on top; return the Figure drawn (closed, its artists readable). Raises
+    InputError for another suffix."""
     import matplotlib.pyplot as plt
 
     rows = bar_rows(result, top)
@@ -96,5 +102,8 @@ def plot_diff(result: DiffResult, top: int, path: Path) -> None:
         " disappeared; red slower, green faster"
     )
     ax.set_title(_short(f"what moved {result.metric}: {result.variant} vs {result.baseline}", 90))
+    said = [line for line in (offset_sentence(result), *guard_lines(result)[:1]) if line]
+    if said:
+        fig.suptitle("\n".join(_short(line, 160) for line in said), fontsize=11, x=0.01, ha="left")
     ax.grid(axis="x", alpha=0.3)
-    _save(fig, path)
+    return _save(fig, path)

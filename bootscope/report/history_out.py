@@ -11,6 +11,7 @@ from rich.table import Table
 
 from bootscope import metrics
 from bootscope.report.console import output_console
+from bootscope.report.rich_fit import drop_to_fit
 from bootscope.usecases.history import HistoryOutcome, HistoryResult
 
 # How many components each --by diff lists: in the JSON document, and in the terminal's table.
@@ -98,7 +99,8 @@ def print_history(outcome: HistoryOutcome, alpha: float) -> None:
     console = output_console()
     table = Table(title=f"history: run {result.run}, {escape(metric)} (s)")
     for column in ("#", "version", "kernel", "n", "median", "95% CI of median"):
-        table.add_column(column)
+        number = column in ("#", "n", "median")
+        table.add_column(column, justify="right" if number else "left", no_wrap=number, overflow="fold")
     for i, position in enumerate(result.positions):
         table.add_row(
             str(i), escape(position.name), escape(position.kernel), str(position.n),
@@ -111,6 +113,8 @@ def print_history(outcome: HistoryOutcome, alpha: float) -> None:
                     "", f"[bold]^ change: {change.shift:+.3f} s[/bold]", f"CI {_ci(change.shift_ci)}", "",
                     "", f"p = {change.p_adjusted:.3g}",
                 )  # fmt: skip
+    # the kernel is most often in the version's name; a change's interval is also in its line below
+    drop_to_fit(table, console.width, ("kernel",))
     console.print(table)
     if not changes:
         console.print(f"no change point at alpha {alpha} (flat within the noise)")

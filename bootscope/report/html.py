@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import fields
 from functools import lru_cache
 from html import escape
 from importlib import resources
@@ -149,6 +150,26 @@ def unit_rows(view: BootView) -> list[list[Any]]:
     return [[u.unit, u.start_s, u.ready_s] for u in units]
 
 
+def _boot_metric_names(views: Sequence[BootView]) -> set[str]:
+    """Return the names of the metrics that at least one of ``views`` has a value for."""
+    return {
+        name
+        for view in views
+        for name in _field_names(view.breakdown.metrics)
+        if getattr(view.breakdown.metrics, name, None) is not None
+    }
+
+
+def _field_names(metrics: object) -> tuple[str, ...]:
+    return tuple(field.name for field in fields(metrics))  # type: ignore[arg-type]
+
+
+def _present(definitions: Mapping[str, str] | None, names: set[str]) -> dict[str, str]:
+    """Return the definitions of the metrics in ``names`` only, in the definitions' order: the
+    report explains what it shows, not every metric bootscope knows."""
+    return {name: text for name, text in (definitions or {}).items() if name in names}
+
+
 def _page(title: str, body: str, data: Mapping[str, Any]) -> str:
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
@@ -205,7 +226,8 @@ def render_boot_report(
         body.append(tables.delta_table(view.label, vs.label, delta_rows(view.breakdown, vs.breakdown)))
     if others:
         body.append(tables.boots_table([view, *others]))
-    body.append(tables.definitions_list(definitions or {}))
+    shown = _boot_metric_names([view, *([vs] if vs else []), *others])
+    body.append(tables.definitions_list(_present(definitions, shown)))
     body.append("</main>")
     data: dict[str, Any] = {"kind": "boot", "boot": boot_data(view), "deltas": None, "run": None}
     if vs is not None:
@@ -260,14 +282,16 @@ def render_run_report(run: RunView, *, definitions: Mapping[str, str] | None = N
             f"<section><h2>What moved {escape(diff.metric)}: "
             f"{escape(diff.variant)} vs {escape(diff.baseline)}</h2>"
             f"<p>{escape(total_sentence(diff))}</p>{waterfall_svg(diff)}"
-            f'<p class="hint">{escape(diff.attribution.correction)}; each bar is one component\'s shift, '
-            "ranked by share of the total; the last grey bar is the total's shift.</p></section>"
+            f'<p class="hint">{escape(diff.attribution.correction)}; each bar is one component\'s shift '
+            "(red slower, blue faster), largest first; the last grey bar is the total's shift; a black "
+            "whisker spans a shift's confidence interval, drawn from where its bar starts.</p></section>"
         )
     data: dict[str, Any] = {"kind": "run", "boot": None, "deltas": None, "run": run_data(run)}
     if run.example is not None:
         body.append(f'<h2 class="example">Example boot: {escape(run.example.label)}</h2>')
         body += _boot_sections(run.example)
         data["boot"] = boot_data(run.example)
-    body.append(tables.definitions_list(definitions or {}))
+    shown = set(run.metrics) | _boot_metric_names([run.example] if run.example else [])
+    body.append(tables.definitions_list(_present(definitions, shown)))
     body.append("</main>")
     return _page(run.title, "\n".join(body), data)

@@ -20,7 +20,9 @@ def _s(value: float | None, digits: int = 3) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
-def _table(caption: str, head: Sequence[str], rows: Iterable[Sequence[object]], klass: str = "") -> str:
+def _table(
+    caption: str, head: Sequence[str], rows: Iterable[Sequence[object]], klass: str = "", note: str = ""
+) -> str:
     cls = f' class="{_e(klass)}"' if klass else ""
     out = [f"<section><h2>{_e(caption)}</h2><table{cls}><thead><tr>"]
     out += [f"<th>{_e(h)}</th>" for h in head]
@@ -31,7 +33,10 @@ def _table(caption: str, head: Sequence[str], rows: Iterable[Sequence[object]], 
         count += 1
     if count == 0:
         out.append(f'<tr><td colspan="{len(head)}" class="none">none</td></tr>')
-    out.append("</tbody></table></section>")
+    out.append("</tbody></table>")
+    if note:
+        out.append(f'<p class="hint">{_e(note)}</p>')
+    out.append("</section>")
     return "".join(out)
 
 
@@ -137,7 +142,9 @@ def _ci(ci: tuple[float, float] | None, digits: int = 3) -> str:
 
 
 def comparison_table(comparisons: Sequence[Comparison]) -> str:
-    """Return the compare stage's results, one row per metric and pair of variants, as a section."""
+    """Return the compare stage's results, one row per metric and pair of variants, as a section;
+    where p was adjusted for multiple comparisons (Holm), the column and a note under it say so."""
+    adjusted = [c for c in comparisons if c.p_adjusted is not None]
     rows = []
     for c in comparisons:
         p = c.p_adjusted if c.p_adjusted is not None else (c.tests[0].p if c.tests else None)
@@ -150,12 +157,19 @@ def comparison_table(comparisons: Sequence[Comparison]) -> str:
                 f"{c.b.name} (n={c.b.n})",
                 f"{c.b.median:.3f}{_ci(c.b.median_ci)}",
                 ("–" if c.shift_estimate is None else f"{c.shift_estimate:+.3f}") + _ci(c.shift_ci) + rel,
-                "–" if p is None else f"{p:.3g}",
+                ("–" if p is None else f"{p:.3g}") + (" *" if c.p_adjusted is not None else ""),
                 c.verdict,
             )
         )
     head = ("metric", "A", "A median [CI]", "B", "B median [CI]", "B − A [CI]", "p", "verdict")
-    return _table("Comparison", head, rows)
+    note = ""
+    if adjusted:
+        how = "; ".join(dict.fromkeys(c.correction for c in adjusted if c.correction)) or "Holm correction"
+        note = (
+            f"* p adjusted for multiple comparisons ({how}, for each metric the variants compared "
+            "with A): the verdicts follow the adjusted p, never smaller than the test's own."
+        )
+    return _table("Comparison", head, rows, note=note)
 
 
 def failures_table(failures: Sequence[object]) -> str:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from bootscope.report.compare_out import comparison_dict, interval, num
 from bootscope.report.mail import to_mail
+from bootscope.report.text_table import Column, TextTable, drop_to_fit, lay_out, left_out_line, paragraph
 
 if TYPE_CHECKING:
     from bootscope.usecases.latency import LatencyRunsResult, RunTail, VariantTails
@@ -49,43 +50,92 @@ def _measured_on(result: LatencyRunsResult) -> dict[str, str]:
     return measured
 
 
-def latency_runs_text(result: LatencyRunsResult) -> str:
-    """Return the per-variant table (median over runs of each run's p99.9/p99.99/max, us; where the
-    runs were measured when more than one host or Dask worker measured them), the comparisons
-    against the baseline with the method named, and the warnings."""
-    header = ["variant", "runs", "ok", *[f"{s} (median)" for s in STATS], "overflow", "kernel", "preempt"]
+# Left out, in this order, when the terminal is too narrow for every number of the variants' table.
+_DROPPABLE = ("overflow", "runs")
+
+
+def _shared_facts(result: LatencyRunsResult) -> tuple[list[str], str]:
+    """The fact columns (kernel, preempt) whose value differs between variants, and a line that says
+    the values every variant shares ('' when none is shared)."""
+    columns, shared = [], []
+    for key, header in (("kernel_release", "kernel"), ("preemption", "preempt")):
+        values = {_facts(variant, key) for variant in result.variants}
+        if len(values) == 1:
+            shared.append(f"{header} {values.pop()}")
+        else:
+            columns.append(header)
+    return columns, f"every variant: {', '.join(shared)}" if shared else ""
+
+
+def _variants_table(result: LatencyRunsResult, fact_columns: Sequence[str]) -> TextTable:
     measured_on = _measured_on(result)
+    headers = ["variant", "runs", "ok", *STATS, "overflow", *fact_columns]
     if measured_on:
-        header.append("measured on (runs)")
-    body = []
+        headers.append("measured on (runs)")
+    numbers = {"runs", "ok", *STATS, "overflow"}
+    table = TextTable(
+        tuple(Column(h, right=h in numbers, fold=h not in numbers) for h in headers), boxed=False
+    )
+    table.add_row(*headers)
+    keys = {"kernel": "kernel_release", "preempt": "preemption"}
     for variant in result.variants:
         ok = sum(1 for run in variant.runs if run.outcome == "ok")
-        medians = [_median(variant, s) for s in STATS]
-        facts = [_facts(variant, "kernel_release"), _facts(variant, "preemption")]
+        cells = [variant.name, str(len(variant.runs)), str(ok), *(_median(variant, s) for s in STATS)]
+        cells += [str(variant.overflow), *(_facts(variant, keys[h]) for h in fact_columns)]
         if measured_on:
-            facts.append(measured_on[variant.name])
-        body.append([variant.name, str(len(variant.runs)), str(ok), *medians, str(variant.overflow), *facts])
-    widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
+            cells.append(measured_on[variant.name])
+        table.add_row(*cells)
+    return table
+
+
+def _comparisons_table(comparisons: Sequence[Any]) -> TextTable:
+    headers = ("statistic", "runs", "shift us", "CI", "p (Holm)", "verdict")
+    table = TextTable(
+        tuple(Column(h, right=h in ("runs", "shift us", "p (Holm)"), fold=h == "verdict") for h in headers),
+        boxed=False,
+    )
+    table.add_row(*headers)
+    for c in comparisons:
+        p = "-" if c.p_adjusted is None else f"{c.p_adjusted:.3g}"
+        table.add_row(
+            c.metric, f"{c.a.n} vs {c.b.n}", num(c.shift_estimate), interval(c.shift_ci), p, c.verdict
+        )
+    return table
+
+
+def latency_runs_text(result: LatencyRunsResult, width_cells: int | None = None) -> str:
+    """Return the per-variant table (median over runs of each run's p99.9/p99.99/max, us; the
+    kernel and preemption, in a column when variants differ; where the runs were measured when more
+    than one host or Dask worker measured them), the comparisons against the baseline with the method
+    named, and the warnings. ``width_cells``: every line fits that many terminal cells (text folded,
+    low-value columns left out, numbers never cut); None: lines as long as their text."""
+    width = width_cells or 1 << 30
     where = "this machine" if result.accel in ("", "none") else f"QEMU {result.accel}"
-    lines = [f"latency run {result.experiment_id}: {result.tool}, {where}; us per run"]
-    lines += [
-        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
-        for row in [header, *body]
-    ]
+    fact_columns, shared = _shared_facts(result)
+    lines = paragraph(
+        f"latency run {result.experiment_id}: {result.tool}, {where}; per variant the median over its runs"
+        " of each run's statistic, us",
+        width,
+    )
+    if shared:
+        lines += paragraph(shared, width)
+    table, dropped = drop_to_fit(_variants_table(result, fact_columns), width, _DROPPABLE)
+    lines += lay_out(table, width)
+    if dropped:
+        lines += paragraph(left_out_line(dropped, width), width)
     lines.append("")
     for name, comparisons in result.comparisons.items():
-        lines.append(f"{name} against {result.variants[0].name} (each run's statistic one observation;"
-                     " Hodges-Lehmann shift, Mann-Whitney, Holm over the statistics):")  # fmt: skip
-        for c in comparisons:
-            p = "-" if c.p_adjusted is None else f"{c.p_adjusted:.3g}"
-            lines.append(
-                f"  {c.metric:<7} {c.a.n} vs {c.b.n} runs  shift {num(c.shift_estimate)} us"
-                f" {interval(c.shift_ci)}  p(Holm) {p}  {c.verdict}"
-            )
+        lines += paragraph(
+            f"{name} against {result.variants[0].name} (each run's statistic one observation;"
+            " Hodges-Lehmann shift, Mann-Whitney, Holm over the statistics):",
+            width,
+        )
+        lines += ["  " + line for line in lay_out(_comparisons_table(comparisons), width - 2)]
+    notes = []
     for name, ratio in result.exceedance.items():
         high = "inf" if ratio.high is None else f"{ratio.high:.3g}"
         value = "-" if ratio.ratio is None else f"{ratio.ratio:.3g}"
-        lines.append(
+        notes.append(
             f"exceedances above {result.threshold_us} us: {result.variants[0].name} {ratio.k_a}/{ratio.n_a},"
             f" {name} {ratio.k_b}/{ratio.n_b}; rate ratio {value} [{ratio.low:.3g}, {high}]"
             f" (exact conditional), p {ratio.p_value:.3g}"
@@ -95,14 +145,15 @@ def latency_runs_text(result: LatencyRunsResult) -> str:
             f"once per {cycles:.0e} cycles {level:.0f} us [{low:.0f}, {high:.0f}]"
             for cycles, (level, low, high) in fit.return_levels.items()
         )
-        lines.append(
+        notes.append(
             f"{name}: GEV of {fit.blocks} run maxima (blocks of {fit.block_cycles} cycles), shape"
             f" {fit.shape_xi:.2f}{' (heavy tail)' if fit.heavy_tail else ''}: {levels}"
         )
     if not result.comparisons and len(result.variants) > 1:
-        lines.append("no comparison: too few resolved runs")
-    for warning in result.warnings:
-        lines.append(f"warning: {warning}")
+        notes.append("no comparison: too few resolved runs")
+    notes += [f"warning: {warning}" for warning in result.warnings]
+    for note in notes:
+        lines += paragraph(note, width)
     return "\n".join(lines)
 
 

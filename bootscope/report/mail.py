@@ -5,8 +5,17 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Sequence
 
-from bootscope.model import Comparison, SideSummary
-from bootscope.report.compare_out import interval, num, percent, power_line, test_line, verdict_sentence
+from bootscope.model import Comparison, LikeForLike, SideSummary
+from bootscope.report.compare_out import (
+    cannot_tell_reason,
+    guard_line,
+    interval,
+    num,
+    percent,
+    power_line,
+    test_line,
+    verdict_sentence,
+)
 
 WIDTH = 72
 
@@ -30,11 +39,17 @@ def _side(side: SideSummary, unit: str, level: str) -> list[str]:
     return lines
 
 
-def comparison_mail(comparison: Comparison, definition: str = "") -> list[str]:
-    """Return the lines (each at most 72 columns) describing one comparison."""
+def comparison_mail(
+    comparison: Comparison, definition: str = "", guard: LikeForLike | None = None
+) -> list[str]:
+    """Return the lines (each at most 72 columns) describing one comparison, marked "NOT LIKE FOR
+    LIKE" when ``guard`` finds the sides differ."""
     c = comparison
     level = f"{round((1 - c.alpha) * 100)}%"
     lines = _wrap(f"{_clean(c.metric)}: {_clean(c.b.name)} against {_clean(c.a.name)}")
+    unlike = guard_line(c, guard)
+    if unlike:
+        lines += _wrap(_clean(unlike))
     lines += _wrap(f"Definition: {_clean(definition) or 'not stated'}", "")
     lines.append("")
     lines += _side(c.a, c.unit, level) + _side(c.b, c.unit, level)
@@ -49,11 +64,18 @@ def comparison_mail(comparison: Comparison, definition: str = "") -> list[str]:
     if power:
         lines += _wrap(power[0].upper() + power[1:])
     for note in c.notes:
-        lines += _wrap(f"Note: {_clean(note)}")
+        if note != cannot_tell_reason(c):
+            lines += _wrap(f"Note: {_clean(note)}")
     return lines
 
 
-def to_mail(comparisons: Sequence[Comparison], definition: str = "") -> str:
-    """Return the mail text for one or more comparisons, every line at most 72 columns."""
-    blocks = ["\n".join(comparison_mail(c, definition)) for c in comparisons]
+def to_mail(
+    comparisons: Sequence[Comparison], definition: str = "", guards: Sequence[LikeForLike | None] = ()
+) -> str:
+    """Return the mail text for one or more comparisons (``guards``: one like-for-like guard per
+    comparison, or none), every line at most 72 columns."""
+    blocks = [
+        "\n".join(comparison_mail(c, definition, guards[i] if i < len(guards) else None))
+        for i, c in enumerate(comparisons)
+    ]
     return "\n\n".join(blocks) + "\n"

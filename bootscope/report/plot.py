@@ -1,14 +1,15 @@
 """Static pictures for mail and slides (matplotlib, Agg backend): 16:9, labelled with units.
 
-Each function draws one figure and writes it to ``path``; the format follows the suffix (``.png`` at
-1920x1080 pixels, or ``.svg``).
+Each function draws one figure, writes it to ``path`` (the format follows the suffix: ``.png`` at
+1920x1080 pixels, or ``.svg``) and returns that Figure, closed: its artists (bars, points, lines,
+labels) stay readable, so a caller or a test can check what was drawn, not only that ink was.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 
@@ -25,6 +26,9 @@ from bootscope.report.views import (
     line_gaps,
 )
 from bootscope.usecases.view_types import BootView
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 SLIDE_IN = (1920 / 144, 1080 / 144)  # 16:9, the size of a widescreen slide
 DPI = 144  # 13.333 in x 144 = 1920 px
@@ -44,7 +48,7 @@ def _figure() -> tuple[Any, Any]:
     return plt.subplots(figsize=SLIDE_IN, dpi=DPI, layout="constrained")
 
 
-def _save(fig: Any, path: Path) -> None:
+def _save(fig: Figure, path: Path) -> Figure:
     if path.suffix.lower() not in FORMATS:
         plt.close(fig)
         raise InputError(f"cannot write {path.name}: choose a .png or .svg file name")
@@ -52,12 +56,14 @@ def _save(fig: Any, path: Path) -> None:
         write_atomically(path, lambda temporary: fig.savefig(temporary, dpi=DPI))
     finally:
         plt.close(fig)
+    return fig
 
 
-def plot_timeline(view: BootView, path: Path) -> None:
+def plot_timeline(view: BootView, path: Path) -> Figure:
     """Write the boot's timeline (phases, initcall lanes, CPU bring-up, largest gaps) to ``path``.
 
-    The x axis is seconds since kernel start. Raises InputError for a suffix other than .png/.svg.
+    The x axis is seconds since kernel start. Returns the Figure drawn (closed). Raises InputError for
+    a suffix other than .png/.svg.
     """
     bd = view.breakdown
     calls = drawable_initcalls(bd)
@@ -112,14 +118,14 @@ def plot_timeline(view: BootView, path: Path) -> None:
     ax.set_xlabel("time since kernel start (s)")
     ax.set_title(f"Boot timeline: {_short(view.label, 60)}")
     ax.grid(axis="x", alpha=0.3)
-    _save(fig, path)
+    return _save(fig, path)
 
 
-def plot_gaps(view: BootView, path: Path, top: int = 6) -> None:
-    """Write seed 004's chart to ``path``: every timed line a bar of the time until the next (ms).
+def plot_gaps(view: BootView, path: Path, top: int = 6) -> Figure:
+    """Write the gap chart to ``path``: every timed line a bar of the time until the next (ms).
 
     The ``top`` longest are labelled with their line; the title is the total-and-biggest sentence.
-    Raises InputError for a suffix other than .png/.svg.
+    Returns the Figure drawn (closed). Raises InputError for a suffix other than .png/.svg.
     """
     gaps = line_gaps(view.lines)
     fig, ax = _figure()
@@ -147,7 +153,7 @@ def plot_gaps(view: BootView, path: Path, top: int = 6) -> None:
     ax.set_title(_short(gap_sentence(view.breakdown, view.lines), 110) or "no timed lines")
     ax.set_ylim(bottom=0)
     ax.margins(y=0.25)
-    _save(fig, path)
+    return _save(fig, path)
 
 
 def plot_distribution(
@@ -155,11 +161,12 @@ def plot_distribution(
     metric: str,
     path: Path,
     medians: Mapping[str, tuple[float, float | None, float | None]] | None = None,
-) -> None:
+) -> Figure:
     """Write a strip plot of ``metric`` (seconds) per variant, with median and interval, to ``path``.
 
     ``medians`` maps variant -> (median, low, high) from the stats stage; without it no median is
-    drawn. Raises InputError when there is no value at all or the suffix is not .png/.svg.
+    drawn. Returns the Figure drawn (closed). Raises InputError when there is no value at all or the
+    suffix is not .png/.svg.
     """
     if not any(values_by_variant.values()):
         raise InputError(f"no values of {metric} to plot")
@@ -177,13 +184,14 @@ def plot_distribution(
     ax.set_ylabel(f"{metric} (s)")
     ax.set_title(f"{metric}: one dot per boot" + ("; bar: median with its interval" if medians else ""))
     ax.grid(axis="y", alpha=0.3)
-    _save(fig, path)
+    return _save(fig, path)
 
 
-def plot_ecdf(values_by_variant: Mapping[str, Sequence[float]], metric: str, path: Path) -> None:
+def plot_ecdf(values_by_variant: Mapping[str, Sequence[float]], metric: str, path: Path) -> Figure:
     """Write the empirical CDF of ``metric`` (seconds) per variant to ``path``.
 
-    Raises InputError when there is no value at all or the suffix is not .png/.svg.
+    Returns the Figure drawn (closed). Raises InputError when there is no value at all or the suffix
+    is not .png/.svg.
     """
     if not any(values_by_variant.values()):
         raise InputError(f"no values of {metric} to plot")
@@ -205,4 +213,4 @@ def plot_ecdf(values_by_variant: Mapping[str, Sequence[float]], metric: str, pat
     ax.set_title(f"Empirical CDF of {metric}")
     ax.legend()
     ax.grid(alpha=0.3)
-    _save(fig, path)
+    return _save(fig, path)

@@ -17,6 +17,7 @@ from rich.text import Text
 from bootscope.lab.runner import RunResult
 from bootscope.metrics import DEFINITIONS, unit_of
 from bootscope.report import compare_out
+from bootscope.report.rich_fit import drop_to_fit
 from bootscope.usecases.run import RunOutcome
 from bootscope.usecases.summary import RunSummary
 
@@ -72,13 +73,14 @@ def print_run(
     counts = Table(title=Text(f"experiment {exp.id}: {exp.status}"), title_justify="left")
     counts.add_column("variant")
     for heading in ("ok", "failed", "warm-up", "disturbed"):
-        counts.add_column(heading, justify="right")
+        counts.add_column(heading, justify="right", no_wrap=True)
     for item in summary.summaries:
         counts.add_row(Text(item.name), str(item.ok), str(item.failed), str(item.warmup), str(item.disturbed))
     out.print(counts)
     metrics = Table(title=Text(f"measured ok {noun}"), title_justify="left")
     for heading in ("metric", "unit", "variant", "n", "median", "min", "max"):
-        metrics.add_column(heading, justify="left" if heading in ("metric", "unit", "variant") else "right")
+        text = heading in ("metric", "unit", "variant")
+        metrics.add_column(heading, justify="left" if text else "right", no_wrap=not text, overflow="fold")
     for metric in summary.metrics:
         for item in summary.summaries:
             spread = item.metrics[metric]
@@ -92,6 +94,7 @@ def print_run(
                 _fmt(spread.max),
             )
         metrics.add_section()
+    drop_to_fit(metrics, out.width, ("unit",))  # every metric's name ends in its unit
     out.print(metrics)
     for group in summary.comparisons:
         out.print(compare_out.table(group, DEFINITIONS.get(group[0].metric, "")))

@@ -35,17 +35,26 @@ def runs_json(experiments: Sequence[ExperimentSummary]) -> str:
     return json.dumps(rows, indent=2) + "\n"
 
 
+# Left out, in this order, when the terminal is too narrow: the boots stored (warm-ups included),
+# the accelerator, then when the run was made.
+_DROPPABLE = ("stored", "accel", "created (UTC)")
+
+
 def render_runs(experiments: Sequence[ExperimentSummary], db: str, out: Console) -> None:
-    """Print the experiments of the database ``db`` as a table (or a line saying there are none)."""
+    """Print the experiments of the database ``db`` as a table fitted to ``out``'s width (or a line
+    saying there are none)."""
     from rich.markup import escape
     from rich.table import Table
+
+    from bootscope.report.rich_fit import drop_to_fit
 
     if not experiments:
         out.print(f"no experiments in {escape(db)}")
         return
     table = Table(title=f"experiments in {escape(db)}", title_justify="left")
     for heading in ("id", "created (UTC)", "status", "accel", "variants", "ok", "failed", "stored"):
-        table.add_column(heading, justify="right" if heading in ("id", "ok", "failed", "stored") else "left")
+        number = heading in ("id", "ok", "failed", "stored")
+        table.add_column(heading, justify="right" if number else "left", no_wrap=number, overflow="fold")
     for e in experiments:
         table.add_row(
             str(e.experiment.id),
@@ -57,6 +66,7 @@ def render_runs(experiments: Sequence[ExperimentSummary], db: str, out: Console)
             str(e.failed),
             str(e.boots),
         )
+    drop_to_fit(table, out.width, _DROPPABLE)
     out.print(table)
 
 

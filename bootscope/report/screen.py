@@ -1,15 +1,15 @@
 """A plain-text screen on stdout for the glance view: lines wrapped to the terminal's width, rules,
 tables (:mod:`bootscope.report.text_table`), bold only on a terminal.
 
-The width is the terminal's, or ``COLUMNS``, or 80 when stdout is a pipe or a file (as rich's views
-do). Styles are ANSI SGR codes, written only when stdout is a terminal, ``TERM`` is not ``dumb``
+The width (:func:`stdout_width_cells`, shared with the rich consoles of
+:mod:`bootscope.report.console`) is ``COLUMNS`` when set, else the terminal's, else 80 when stdout is
+a pipe or a file. Styles are ANSI SGR codes, written only when stdout is a terminal, ``TERM`` is not ``dumb``
 and ``NO_COLOR`` is unset.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from typing import TextIO
 
@@ -19,6 +19,20 @@ PIPED_WIDTH = 80
 MIN_WIDTH = 20
 # The SGR codes of the few styles the glance view uses.
 STYLES = {"": "", "bold": "1", "alarm": "1;31"}
+
+
+def stdout_width_cells(stream: TextIO) -> int:
+    """Return how many terminal cells wide output to ``stream`` is: ``COLUMNS`` when it holds a
+    positive number, else the width of the terminal ``stream`` is, else PIPED_WIDTH (a pipe, a
+    file, a test's capture); never less than MIN_WIDTH."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return max(MIN_WIDTH, int(columns))
+    try:
+        width = os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, ValueError, OSError):  # no descriptor, or not a terminal
+        width = 0
+    return max(MIN_WIDTH, width or PIPED_WIDTH)  # a pseudo-terminal may say 0
 
 
 class Screen:
@@ -33,7 +47,7 @@ class Screen:
     def stdout(cls) -> Screen:
         """Return a Screen on sys.stdout sized as described in the module docstring."""
         stream = sys.stdout
-        width = shutil.get_terminal_size((PIPED_WIDTH, 24)).columns
+        width = stdout_width_cells(stream)
         terminal = stream.isatty()
         ansi = terminal and os.environ.get("TERM") != "dumb" and "NO_COLOR" not in os.environ
         return cls(stream, width, ansi=ansi)
@@ -45,7 +59,7 @@ class Screen:
     def line(self, text: str, *, style: str = "") -> None:
         """Write ``text`` (plain, never markup), wrapped to the width; ``style`` a key of STYLES."""
         for piece in wrap(text, self.width_cells):
-            self.stream.write(self._styled(piece, style) + "\n")
+            self.stream.write(self._styled(piece.rstrip(" "), style) + "\n")
 
     def rule(self, title: str) -> None:
         """Write a horizontal rule across the width with ``title`` (cut to fit) in its middle."""

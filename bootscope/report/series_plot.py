@@ -6,8 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bootscope.report.plot import COLORS, DPI, SLIDE_IN, _save, _short
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 def plot_series(
@@ -17,10 +21,11 @@ def plot_series(
     change_after: Sequence[tuple[int, str]],
     metric: str,
     path: Path,
-) -> None:
+) -> Figure:
     """Write the series plot to ``path`` (.png or .svg): position i shows ``samples[i]`` (seconds)
     and ``medians[i]`` = (median, interval or None); ``change_after`` holds (index, label) for a
-    change between positions index and index + 1. Raises InputError for a bad suffix or no data.
+    change between positions index and index + 1. Returns the Figure drawn (closed, its artists
+    readable). Raises InputError for a bad suffix or no data.
     """
     # Imported here, after bootscope.report.plot has chosen the Agg backend (no display needed).
     import matplotlib.pyplot as plt
@@ -55,4 +60,4 @@ def plot_series(
     ax.set_ylabel(f"{metric} (s)")
     ax.set_title(f"{metric} per position: dots are boots, bars the median's interval, dashes change points")
     ax.grid(axis="y", alpha=0.3)
-    _save(fig, path)
+    return _save(fig, path)

@@ -10,6 +10,7 @@ from rich.table import Table
 
 from bootscope import metrics
 from bootscope.report.console import output_console
+from bootscope.report.rich_fit import drop_to_fit
 from bootscope.stats.compare import FASTER, SLOWER
 from bootscope.usecases.sweep import CellResult, SweepResult
 
@@ -82,9 +83,10 @@ def print_sweep(data: dict[str, Any], names: list[str]) -> None:
     console = output_console()
     table = Table(title=f"sweep: run {data['run']}, {escape(data['metric'])} (s), baseline = first cell")
     for name in names:
-        table.add_column(escape(name))
+        table.add_column(escape(name), overflow="fold")
     for column in ("n", "median", "shift", "95% CI", "p (Holm)", "verdict"):
-        table.add_column(column, justify="right" if column != "verdict" else "left")
+        number = column not in ("verdict", "95% CI")
+        table.add_column(column, justify="right" if column != "verdict" else "left", no_wrap=number)
     for cell in data["cells"]:
         verdict = cell["verdict"]
         style = {FASTER: "green", SLOWER: "red"}.get(verdict, "")
@@ -98,13 +100,16 @@ def print_sweep(data: dict[str, Any], names: list[str]) -> None:
             _p(cell["p"]),
             shown,
         )
+    drop_to_fit(table, console.width, ("n", "median"))
     console.print(table)
     best = data["best"]
     best_text = ", ".join(f"{k}={v}" for k, v in best["params"].items()) if best else "-"
     console.print(f"best cell: {escape(best_text)}")
     effects = Table(title="main effects: median per level, pooled over the other parameters (s)")
     for column in ("parameter", "levels", "spread"):
-        effects.add_column(column)
+        effects.add_column(
+            column, justify="right" if column == "spread" else "left", no_wrap=column == "spread"
+        )
     for effect in data["main_effects"]["parameters"]:
         levels = "  ".join(f"{lv['level'] or '(none)'}: {lv['median']:.3f}" for lv in effect["levels"])
         effects.add_row(escape(effect["name"]), escape(levels), f"{effect['spread']:.3f}")

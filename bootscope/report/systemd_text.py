@@ -47,14 +47,16 @@ def systemd_summary(accounting: SystemdAccounting) -> str:
 
 
 def render_systemd(accounting: SystemdAccounting, console: Console, top_n: int) -> None:
-    """Print the one-line summary, then the longest ``top_n`` units and the critical chain."""
-    console.print(Text(systemd_summary(accounting)))
+    """Print the summary (a clause a line, so that no narrow terminal splits a number from its
+    unit), then the longest ``top_n`` units and the critical chain."""
+    for clause in systemd_summary(accounting).split("; "):
+        console.print(Text(clause))
     if accounting.blame:
         table = Table(
             title=f"Longest units (blame, {min(top_n, len(accounting.blame))} of {len(accounting.blame)})"
         )
-        table.add_column("unit")
-        table.add_column("s", justify="right")
+        table.add_column("unit", overflow="fold")
+        table.add_column("s", justify="right", no_wrap=True)
         for unit, took_s in accounting.blame[:top_n]:
             table.add_row(Text(unit), f"{took_s:.3f}")
         console.print(table)

@@ -1,6 +1,7 @@
 """One boot's Breakdown in the terminal in full (``--verbose``; the default is the glance view of
 :mod:`bootscope.report.text_glance`): identity, metrics with
-definitions, phases, gaps as bars (in the spirit of seed 004: "Biggest time: ... (1.7 seconds - 40 %)"),
+definitions, phases, gaps as bars (in the spirit of "Biggest time: ... (1.7 seconds - 40 %)" in
+the kexec boot-time breakdowns of live-update hosts),
 initcalls, CPU bring-up, advice.
 
 Log text is hostile: every string from a log goes through ``clean`` (control characters and escape
@@ -53,8 +54,8 @@ def _identity(b: Breakdown, console: Console) -> None:
 
 def _metrics(b: Breakdown, console: Console) -> None:
     table = Table(title="Metrics", title_justify="left")
-    table.add_column("metric")
-    table.add_column("value (s)", justify="right")
+    table.add_column("metric", no_wrap=True)
+    table.add_column("value (s)", justify="right", no_wrap=True)
     table.add_column("definition")
     for name, definition in BOOT_LOG_DEFINITIONS.items():
         value = getattr(b.metrics, name, None)
@@ -65,9 +66,9 @@ def _metrics(b: Breakdown, console: Console) -> None:
 def _phases(b: Breakdown, console: Console) -> None:
     table = Table(title="Phases", title_justify="left")
     for column, justify in (("phase", "left"), ("start s", "right"), ("end s", "right")):
-        table.add_column(column, justify=justify)  # type: ignore[arg-type]
-    table.add_column("duration s", justify="right")
-    table.add_column("share", justify="right")
+        table.add_column(column, justify=justify, no_wrap=column != "phase")  # type: ignore[arg-type]
+    table.add_column("duration s", justify="right", no_wrap=True)
+    table.add_column("share", justify="right", no_wrap=True)
     table.add_column("")
     for p in b.phases:
         if p.missing or p.duration_s is None:
@@ -84,21 +85,22 @@ def _gaps(b: Breakdown, console: Console) -> None:
     span = (b.last_s or 0.0) - (b.first_s or 0.0)
     biggest = b.gaps[0]
     share = f", {biggest.duration_s / span:.0%} of {span:.3f} s" if span > 0 else ""
-    console.print(Text(f"Biggest: {_clean(biggest.after)} {biggest.duration_s:.3f} s{share}", style="bold"))
+    biggest_text = f"Biggest: after {_clean(biggest.before)} {biggest.duration_s:.3f} s{share}"
+    console.print(Text(biggest_text, style="bold"))
     table = Table(title="Largest gaps between timed lines", title_justify="left")
-    table.add_column("at s", justify="right")
-    table.add_column("gap s", justify="right")
+    table.add_column("at s", justify="right", no_wrap=True)
+    table.add_column("gap s", justify="right", no_wrap=True)
     table.add_column("")
-    # The kernel usually prints a line when work is done ("Memory: ... available", "initcall X
-    # returned"), so the line that ends a gap names what the gap was spent on.
-    table.add_column("line that ended the gap / the line before it")
+    # Named by the line that opened the gap, as everywhere else; the line that ended it (often the
+    # kernel's "done" message, e.g. "initcall X returned") is shown under it.
+    table.add_column("line before the gap / the line that ended it")
     for g in b.gaps:
         bar = _bar(g.duration_s / span) if span > 0 else ""
         table.add_row(
             f"{g.start_s:.3f}",
             f"{g.duration_s:.3f}",
             bar,
-            Text(f"{_clean(g.after)}\n  previous: {_clean(g.before)}"),
+            Text(f"{_clean(g.before)}\n  ended by: {_clean(g.after)}"),
         )
     console.print(table)
 
@@ -115,10 +117,10 @@ def _initcalls(b: Breakdown, console: Console, top_n: int) -> None:
         ),
         title_justify="left",
     )
-    table.add_column("initcall")
-    table.add_column("start s", justify="right")
-    table.add_column("duration ms", justify="right")
-    table.add_column("ret", justify="right")
+    table.add_column("initcall", overflow="fold")
+    table.add_column("start s", justify="right", no_wrap=True)
+    table.add_column("duration ms", justify="right", no_wrap=True)
+    table.add_column("ret", justify="right", no_wrap=True)
     for name, *cells in initcall_cells(calls, top_n):
         table.add_row(Text(name), *cells)
     console.print(table)
@@ -140,9 +142,9 @@ def _cpus(b: Breakdown, console: Console) -> None:
         ),
         title_justify="left",
     )
-    table.add_column("cpu", justify="right")
-    table.add_column("start s", justify="right")
-    table.add_column("duration s", justify="right")
+    table.add_column("cpu", justify="right", no_wrap=True)
+    table.add_column("start s", justify="right", no_wrap=True)
+    table.add_column("duration s", justify="right", no_wrap=True)
     table.add_column("phases (cycles)")
     for c in bring.cpus:
         phases = ", ".join(str(n) for n in c.phases_cycles)

@@ -175,21 +175,25 @@ def _gaps(b: Breakdown, screen: Screen, top_n: int) -> None:
     if not b.gaps:
         return
     span_s = (b.last_s or 0.0) - (b.first_s or 0.0)
-    # The kernel prints a line when work is done, so the line that ends a gap names what the gap was
-    # spent on; after Run /init it is userspace's time, whatever line ends it (--verbose: the line before).
+    # A gap is named by the line that opened it, as in diff, plot, the HTML page and the trace (one name
+    # for one gap everywhere); --verbose shows the line that ended it too.
     # One row per gap: the line (the widest column) is cut, not wrapped, to what the others leave.
     columns = (
         Column("at s", right=True),
         Column("gap s", right=True),
         Column("share", right=True),
         Column("phase"),
-        Column("line that ended the gap"),
+        Column("line before the gap"),
     )
     table = TextTable(columns, title="Largest gaps between timed lines")
     for g in b.gaps[:top_n]:
         share = f"{g.duration_s / span_s:.0%}" if span_s > 0 else "-"
         table.add_row(
-            f"{g.start_s:.3f}", f"{g.duration_s:.3f}", share, phase_at(b, g.start_s), clean(g.after, GAP_TEXT)
+            f"{g.start_s:.3f}",
+            f"{g.duration_s:.3f}",
+            share,
+            phase_at(b, g.start_s),
+            clean(g.before, GAP_TEXT),
         )
     screen.table(table)
 

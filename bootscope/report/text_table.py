@@ -10,7 +10,8 @@ head), so the views of ``--verbose`` and of the glance look alike.
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 
 ELLIPSIS = "…"
 # A column is not cut narrower than this (or its natural width, if smaller) to fit the screen.
@@ -112,6 +113,15 @@ def wrap(text: str, width: int) -> list[str]:
     return lines
 
 
+def paragraph(text: str, width: int, indent: str = "  ") -> list[str]:
+    """Return ``text`` wrapped to ``width`` cells (:func:`wrap`), the lines after the first
+    indented by ``indent``, so that a long note reads as one item."""
+    first, *rest = wrap(text, width)
+    if not rest:
+        return [first]
+    return [first, *(indent + line for line in wrap(" ".join(rest), width - cell_width(indent)))]
+
+
 def _head_cells(text: str, width: int) -> str:
     used = 0
     for position, char in enumerate(text):
@@ -141,6 +151,46 @@ def lay_out(table: TextTable, width: int, bold: tuple[str, str] = ("", "")) -> l
         for row, columns in zip(table.rows, styles, strict=True):
             lines.extend(_grid_lines(row, columns, widths, table.gap, bold))
     return lines
+
+
+def without(table: TextTable, headers: Sequence[str]) -> TextTable:
+    """Return a copy of ``table`` without the columns headed ``headers`` (bold rows kept)."""
+    kept = [index for index, column in enumerate(table.columns) if column.header not in headers]
+    return replace(
+        table,
+        columns=tuple(table.columns[index] for index in kept),
+        rows=[tuple(row[index] for index in kept) for row in table.rows],
+        bold_rows=set(table.bold_rows),
+    )
+
+
+def numbers_fit(table: TextTable, width: int) -> bool:
+    """Return whether ``table`` laid out to ``width`` cells keeps every number (right-justified)
+    column whole: the text columns alone, cut down to MIN_CUT_WIDTH, make the room."""
+    natural = _column_widths(table, 1 << 30)
+    widths = _column_widths(table, width)
+    return all(w == n for w, n, column in zip(widths, natural, table.columns, strict=True) if column.right)
+
+
+def drop_to_fit(table: TextTable, width: int, droppable: Sequence[str]) -> tuple[TextTable, tuple[str, ...]]:
+    """Return ``table`` less the fewest of the ``droppable`` columns (by header, left out in that
+    order) that its numbers need to fit ``width`` cells uncut (:func:`numbers_fit`), and the headers
+    left out. When even all of them are not enough, all are left out (the layout then cuts)."""
+    dropped: list[str] = []
+    headers = {column.header for column in table.columns}
+    for header in (h for h in droppable if h in headers):
+        if numbers_fit(table, width):
+            break
+        table = without(table, (header,))
+        dropped.append(header)
+    return table, tuple(dropped)
+
+
+def left_out_line(headers: Sequence[str], width: int) -> str:
+    """Return the line that says which columns were left out to fit ``width`` cells ('' for none)."""
+    if not headers:
+        return ""
+    return f"left out to fit {width} columns: {', '.join(headers)} (a wider COLUMNS shows them)"
 
 
 def _column_widths(table: TextTable, width: int) -> list[int]:

@@ -5,15 +5,24 @@ Hodges-Lehmann shift (b - a) with its interval and the Mann-Whitney p-value, the
 ``compare``. Hundreds of initcalls are hundreds of tests, so a p-value below alpha alone would flag
 about alpha x m of them when nothing changed; the p-values are therefore Benjamini-Hochberg adjusted
 (q) and a component is called moved only when q is below the false discovery rate AND its interval
-lies on one side of zero (``compare``'s rule). Each component's share of the total is its shift over
-the total's shift (both Hodges-Lehmann estimates, which add up only approximately: what the
-components do not explain is reported, never hidden). Components are ranked by that share, so the
-first one explains most of the total's move in the total's own direction.
+lies on one side of zero (``compare``'s rule).
+
+Components are ranked by the size of their move (absolute shift), so the largest move comes first
+whichever way it goes: a phase 0.16 s faster that offsets two slower ones must not hide behind them.
+A component's share is its shift over the total's shift only when the total moved (a significant
+verdict); when it did not, that ratio explodes as the total nears zero (+200 %, -217 %), so the share
+is taken of the sum of the absolute shifts of the component's kind instead, and ``share_basis`` says
+which. What the moved components of one kind (``explained_kind``: the phases, which add up to the
+total in every boot, when compared) leave of the total's shift is the one ``unexplained_s``; and when
+moved components of that kind went both ways, ``offsets`` names them, so a report can say how the
+total came about (it held because one phase offset two others).
 
 A component seen on one side only (an initcall blacklisted, a line that a new option prints) moved
 by all of its time; whether that is more than chance (a rare line seen in two boots of one side) is
 Fisher's exact test on how many boots of each side have it, and its p-value joins the others in the
-Benjamini-Hochberg adjustment.
+Benjamini-Hochberg adjustment. Unless the sides print differently (one side boots with
+``initcall_debug``): then the caller names the kinds whose one-sided rows only show what is printed
+(``printed_kinds``), and those rows are set apart (``printed_one_side``), never called moved.
 """
 
 from __future__ import annotations
@@ -25,13 +34,17 @@ import numpy as np
 from scipy import stats as sps
 
 from bootscope.errors import StatsError
-from bootscope.model import Comparison
+from bootscope.model import Comparison, LikeForLike
 from bootscope.stats.batch import mann_whitney_p_rows, shift_ci_rows
-from bootscope.stats.compare import Options, compare, interval_side
+from bootscope.stats.compare import FASTER, SLOWER, Options, compare, interval_side
 from bootscope.stats.multiple import benjamini_hochberg
 
 COMPARED, APPEARED, DISAPPEARED, TOO_FEW = "compared", "appeared", "disappeared", "too few boots"
+PRINTED_ONE_SIDE = "printed on one side only"
 MIN_PER_SIDE = 2
+SHARE_OF_TOTAL, SHARE_OF_MOVES = "total", "moves"
+# How many components a side of ``Offsets`` names at most.
+OFFSETS_NAMED = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,8 +65,10 @@ class ComponentShift:
     """One component compared: boots and medians per side (s; None where a side has none), the
     shift b - a (s; for a component on one side only, its median, negative when it disappeared) with
     its interval, the p-value (Mann-Whitney; Fisher's exact presence test for a one-sided component),
-    the Benjamini-Hochberg q, its share of the total's shift (None when the total did not move), its
-    status (compared, appeared, disappeared, too few boots) and whether it is called moved."""
+    the Benjamini-Hochberg q, its share of the total's shift (None unless the total moved: a faster
+    or slower verdict), its share of the sum of its kind's absolute shifts (signed; None when that
+    sum is 0), its status (compared, appeared, disappeared, too few boots, printed on one side only)
+    and whether it is called moved."""
 
     kind: str
     name: str
@@ -68,29 +83,51 @@ class ComponentShift:
     share_of_total: float | None
     status: str
     moved: bool
+    share_of_moves: float | None = None
+
+    def share(self, basis: str) -> float | None:
+        """Return the share (fraction, signed) against ``basis``: SHARE_OF_TOTAL or SHARE_OF_MOVES."""
+        return self.share_of_total if basis == SHARE_OF_TOTAL else self.share_of_moves
 
 
 @dataclass(frozen=True, slots=True)
 class KindDecomposition:
     """How much of the total's shift one kind's components explain (s): ``explained_s`` the sum of
-    its moved components' shifts, ``unexplained_s`` the total's shift minus that (None when the
-    total has no estimate), ``sum_all_s`` the sum of all its components' shifts (for phases, which
-    add up to the total in every boot, close to the total's shift: HL estimates add only roughly)."""
+    its moved components' shifts, ``sum_all_s`` the sum of all its components' shifts (for phases,
+    which add up to the total in every boot, close to the total's shift: HL estimates add only
+    roughly), ``sum_abs_s`` the sum of their absolute shifts (the basis of ``share_of_moves``)."""
 
     kind: str
     moved: int
     explained_s: float
-    unexplained_s: float | None
     sum_all_s: float
+    sum_abs_s: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Offsets:
+    """Moved components of one kind that went opposite ways (s): ``rising`` (b slower) and
+    ``falling`` (b faster), each as (name, shift) largest first, at most OFFSETS_NAMED, with how
+    many more each side has; both sides are non-empty."""
+
+    kind: str
+    rising: tuple[tuple[str, float], ...]
+    falling: tuple[tuple[str, float], ...]
+    more_rising: int
+    more_falling: int
 
 
 @dataclass(frozen=True, slots=True)
 class Attribution:
     """The total's comparison and every component's: ``components`` holds the compared ones and those
     present on one side only (appeared: shift = b's median; disappeared: minus a's median), ranked by
-    share of the total; ``too_few`` those with under 2 boots on a side. ``by_kind`` decomposes the
-    total per kind (kinds overlap: an initcall lies inside the initcalls phase, so each kind is its
-    own decomposition)."""
+    the size of their shift; ``too_few`` those with under 2 boots on a side; ``printed_one_side``
+    those on one side only of a kind the caller said the sides print differently. ``by_kind``
+    decomposes the total per kind (kinds overlap: an initcall lies inside the initcalls phase, so
+    each kind is its own decomposition). ``share_basis`` says which share a report shows
+    (SHARE_OF_TOTAL when the total moved, else SHARE_OF_MOVES); ``unexplained_s`` is the total's
+    shift minus the shifts of ``explained_kind``'s moved components (None without a total estimate
+    or a component); ``offsets`` the moved components of that kind that went opposite ways."""
 
     total: Comparison
     components: tuple[ComponentShift, ...]
@@ -98,6 +135,11 @@ class Attribution:
     fdr: float
     by_kind: tuple[KindDecomposition, ...]
     correction: str
+    share_basis: str = SHARE_OF_TOTAL
+    explained_kind: str | None = None
+    unexplained_s: float | None = None
+    offsets: Offsets | None = None
+    printed_one_side: tuple[ComponentShift, ...] = ()
 
 
 def _median(values: Sequence[float]) -> float | None:
@@ -161,15 +203,38 @@ def _with(shift: ComponentShift, **changes: object) -> ComponentShift:
     return replace(shift, **changes)  # type: ignore[arg-type]
 
 
-def _decompose(kind: str, items: Sequence[ComponentShift], total_s: float | None) -> KindDecomposition:
-    explained = float(sum(item.shift_s or 0.0 for item in items if item.moved))
+def _decompose(kind: str, items: Sequence[ComponentShift]) -> KindDecomposition:
     return KindDecomposition(
         kind=kind,
         moved=sum(1 for item in items if item.moved),
-        explained_s=explained,
-        unexplained_s=None if total_s is None else total_s - explained,
+        explained_s=float(sum(item.shift_s or 0.0 for item in items if item.moved)),
         sum_all_s=float(sum(item.shift_s or 0.0 for item in items)),
+        sum_abs_s=float(sum(abs(item.shift_s or 0.0) for item in items)),
     )
+
+
+def offsets(kind: str | None, ranked: Sequence[ComponentShift]) -> Offsets | None:
+    """Return the moved components of ``kind`` that went opposite ways (see :class:`Offsets`), or
+    None when the moved ones all went one way (or none moved). Raises nothing."""
+    moved = [(item.name, item.shift_s or 0.0) for item in ranked if item.kind == kind and item.moved]
+    rising = sorted((pair for pair in moved if pair[1] > 0), key=lambda pair: -pair[1])
+    falling = sorted((pair for pair in moved if pair[1] < 0), key=lambda pair: pair[1])
+    if kind is None or not rising or not falling:
+        return None
+    return Offsets(
+        kind,
+        tuple(rising[:OFFSETS_NAMED]),
+        tuple(falling[:OFFSETS_NAMED]),
+        max(0, len(rising) - OFFSETS_NAMED),
+        max(0, len(falling) - OFFSETS_NAMED),
+    )
+
+
+def _explained_kind(wanted: str | None, ranked: Sequence[ComponentShift]) -> str | None:
+    kinds = [item.kind for item in ranked]
+    if wanted is not None and wanted in kinds:
+        return wanted
+    return kinds[0] if kinds else None
 
 
 def attribute(
@@ -182,9 +247,14 @@ def attribute(
     fdr: float = 0.05,
     name_a: str = "a",
     name_b: str = "b",
+    additive_kind: str | None = None,
+    printed_kinds: frozenset[str] = frozenset(),
 ) -> Attribution:
     """Return the total's comparison (``compare``, b against a, seconds) and every component's, with
-    Benjamini-Hochberg q-values over the compared components at false discovery rate ``fdr``.
+    Benjamini-Hochberg q-values over the compared components at false discovery rate ``fdr``, ranked
+    by the size of their shift. ``additive_kind`` is the kind whose moved components explain the
+    total (``unexplained_s``, ``offsets``; default, or when absent: the first-ranked component's
+    kind); components of ``printed_kinds`` seen on one side only are set apart, not tested.
 
     Raises StatsError for fewer than 2 totals a side, NaN, or an alpha outside (0, 0.5).
     """
@@ -208,9 +278,18 @@ def attribute(
         raw += _compare_group(group, alpha)
     given = {(item.kind, item.name): i for i, item in enumerate(components)}
     raw.sort(key=lambda pair: given[(pair[0].kind, pair[0].name)])
+    printed = tuple(
+        _with(shift, status=PRINTED_ONE_SIDE, p=None)
+        for shift, _ in raw
+        if shift.kind in printed_kinds and shift.status in (APPEARED, DISAPPEARED)
+    )
+    raw = [
+        pair
+        for pair in raw
+        if not (pair[0].kind in printed_kinds and pair[0].status in (APPEARED, DISAPPEARED))
+    ]
     tested = [(shift, direction) for shift, direction in raw if shift.status != TOO_FEW]
     q_values = benjamini_hochberg([shift.p for shift, _ in tested])
-    total_shift = total.shift_estimate or 0.0
     finished: list[ComponentShift] = []
     for (shift, direction), q in zip(tested, q_values, strict=True):
         if shift.status == COMPARED:
@@ -220,32 +299,41 @@ def attribute(
             moved = q is not None and q < fdr
         finished.append(_with(shift, q=q, moved=moved))
     one_sided = tuple(shift for shift, _ in raw if shift.status == TOO_FEW)
-    finished = [
-        _with(
-            item,
-            share_of_total=None if total_shift == 0 or item.shift_s is None else item.shift_s / total_shift,
-        )
-        for item in finished
-    ]
-    sign = 1.0 if total_shift >= 0 else -1.0
-
-    def rank_key(item: ComponentShift) -> tuple[float, int]:
-        # The total's own direction first: largest share of its move; equal shifts in input order.
-        moved_by = (item.shift_s or 0.0) * sign if total_shift != 0 else abs(item.shift_s or 0.0)
-        return (-moved_by, given[(item.kind, item.name)])
-
-    ranked = tuple(sorted(finished, key=rank_key))
+    # Largest move first, whichever way; equal moves in input order.
+    ranked = sorted(finished, key=lambda item: (-abs(item.shift_s or 0.0), given[(item.kind, item.name)]))
     by_kind = tuple(
-        _decompose(kind, [item for item in ranked if item.kind == kind], total.shift_estimate)
+        _decompose(kind, [item for item in ranked if item.kind == kind])
         for kind in dict.fromkeys(item.kind for item in components)
     )
+    total_shift = total.shift_estimate
+    total_moved = total.verdict in (FASTER, SLOWER) and bool(total_shift)
+    sum_abs = {d.kind: d.sum_abs_s for d in by_kind}
+    ranked = [
+        _with(
+            item,
+            share_of_total=(item.shift_s / total_shift)
+            if total_moved and total_shift and item.shift_s is not None
+            else None,
+            share_of_moves=(item.shift_s / sum_abs[item.kind])
+            if sum_abs.get(item.kind) and item.shift_s is not None
+            else None,
+        )
+        for item in ranked
+    ]
+    kind = _explained_kind(additive_kind, ranked)
+    explained = next((d.explained_s for d in by_kind if d.kind == kind), 0.0)
     return Attribution(
         total=total,
-        components=ranked,
+        components=tuple(ranked),
         too_few=tuple(sorted(one_sided, key=lambda item: (item.kind, item.name))),
         fdr=fdr,
         by_kind=by_kind,
         correction=f"Benjamini-Hochberg over {len(tested)} components, false discovery rate {fdr:g}",
+        share_basis=SHARE_OF_TOTAL if total_moved else SHARE_OF_MOVES,
+        explained_kind=kind,
+        unexplained_s=None if total_shift is None or kind is None else total_shift - explained,
+        offsets=offsets(kind, ranked),
+        printed_one_side=printed,
     )
 
 
@@ -261,3 +349,4 @@ class DiffResult:
     source: str
     attribution: Attribution
     notes: tuple[str, ...]
+    like_for_like: LikeForLike | None = None

@@ -11,6 +11,9 @@ at 100 boots a side of ``--icount``-like data) and hid real shifts. Small tied s
 distribution conditional on the ties for both the p-value and the interval (seed 000: p = 0.0332,
 interval [-0.8, 0]: faster). When the interval reaches over zero while p is below alpha (possible
 with the normal approximation), bootscope says "no significant difference" and a note names both.
+When the sample sizes cannot reach p < alpha whatever the values (3 boots against 2: the smallest
+possible two-sided p is 0.2, ``reach``), the verdict is "cannot tell", with a note naming that floor
+and the boots a side that could, never "no significant difference".
 """
 
 from __future__ import annotations
@@ -29,11 +32,13 @@ from bootscope.stats.bootstrap import median_difference_ci
 from bootscope.stats.multiple import holm
 from bootscope.stats.power import n_for_power
 from bootscope.stats.rank import ALTERNATIVES, as_alternative, hodges_lehmann, mann_whitney
+from bootscope.stats.reach import cannot_tell_reason
 from bootscope.stats.sign import decision_p, sign_test
 from bootscope.stats.summary import summarize
 
 METHODS = ("mw", "sign")
 FASTER, SLOWER, SAME, DEGENERATE = "faster", "slower", "no significant difference", "degenerate"
+CANNOT_TELL = "cannot tell"
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +106,8 @@ def _test_direction(comparison: Comparison) -> int:
 def _verdict(comparison: Comparison, p: float | None, alternative: str) -> str:
     if p is None:
         return DEGENERATE
+    if cannot_tell_reason(comparison.a.n, comparison.b.n, comparison.alpha, alternative, comparison.method):
+        return CANNOT_TELL
     if p >= comparison.alpha:
         return SAME
     if comparison.method == "mw":
@@ -124,7 +131,7 @@ def decision_p_value(comparison: Comparison, alternative: str) -> float | None:
 def _power_fields(
     x: FloatArray, y: FloatArray, options: Options, verdict: str
 ) -> dict[str, float | int | None]:
-    needed = verdict == SAME or min(x.size, y.size) < SAMPLES_PER_VARIANT
+    needed = verdict in (SAME, CANNOT_TELL) or min(x.size, y.size) < SAMPLES_PER_VARIANT
     wanted = needed if options.power is None else options.power
     median_a = float(np.median(x))
     detect = options.detect_abs
@@ -201,6 +208,9 @@ def compare(
         notes.append(
             f"p = {p:.3g} is below alpha but the shift interval reaches over zero: not called a difference"
         )
+    reason = cannot_tell_reason(x.size, y.size, options.alpha, options.alternative, options.method)
+    if verdict == CANNOT_TELL and reason is not None:
+        notes.insert(0, reason)
     for summary in (comparison.a, comparison.b):
         if summary.outliers:
             shown = ", ".join(f"{v:g}" for v in summary.outliers[:5])
@@ -210,7 +220,7 @@ def compare(
         if summary.n < SAMPLES_PER_VARIANT:
             notes.append(
                 f"{summary.name}: only {summary.n} samples; ask for at least {SAMPLES_PER_VARIANT} "
-                "when the distribution is unknown (seed 000)"
+                "when the distribution is unknown"
             )
     fields = _power_fields(x, y, options, verdict)
     return replace(comparison, verdict=verdict, notes=tuple(notes), **fields)  # type: ignore[arg-type]

@@ -82,7 +82,7 @@ def sign_test(
     )
     if alternative == "two-sided":
         note += f"; direction from the data, two-sided p = {min(1.0, 2.0 * p_one):.4g}"
-    return TestResult("sign", p_one, direction, f"sign test (seed 000), margin {step:g}", count, note)
+    return TestResult("sign", p_one, direction, f"sign test, margin {step:g}", count, note)
 
 
 def decision_p(result: TestResult, requested_alternative: str) -> float | None:

@@ -18,10 +18,10 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from bootscope.errors import StoreError
+from bootscope.errors import StoreError, StoreLookupError
 from bootscope.model import LogLine
 from bootscope.store import schema
-from bootscope.store.engine import describe_error, engine_for
+from bootscope.store.engine import describe_error, engine_for, is_sqlite_file
 from bootscope.store.logcodec import decode_log, encode_log
 from bootscope.store.owner import current_owner, owner_columns, owner_from_row
 from bootscope.store.records import (
@@ -53,14 +53,16 @@ class Store:
         self._variant_ids: dict[tuple[int, str], int] = {}
 
     @classmethod
-    def open(cls, target: str | Path) -> Store:
+    def open(cls, target: str | Path, *, create: bool = True) -> Store:
         """Return the store at a path (SQLite, WAL mode) or URL, creating the schema if the database is
-        empty; raises StoreError for a bad URL, an unreachable server, a locked or unwritable file, or a
-        database that is not bootscope's."""
-        engine, shown = engine_for(target)
+        empty. Commands that only read pass ``create=False``: then a SQLite file that does not exist,
+        or an empty SQLite database, raises StoreLookupError (exit 2, "no store at PATH") and nothing
+        is created (server URLs behave as with ``create``). Raises StoreError for a bad URL, an
+        unreachable server, a locked or unwritable file, or a database that is not bootscope's."""
+        engine, shown = engine_for(target, create=create)
         store = cls(engine, shown)
         with store._guard("opening"):
-            store._ensure_schema()
+            store._ensure_schema(create=create or not is_sqlite_file(engine.url))
         return store
 
     def close(self) -> None:
@@ -98,8 +100,8 @@ class Store:
         with self._guard("reading"), self._engine.connect() as conn:
             yield conn
 
-    def _ensure_schema(self) -> None:
-        ensure_schema(self._engine, self.name, self._write)
+    def _ensure_schema(self, *, create: bool = True) -> None:
+        ensure_schema(self._engine, self.name, self._write, create=create)
 
     # ---- writing -------------------------------------------------------------------------------
 
@@ -262,12 +264,14 @@ class Store:
             try:
                 query = query.where(table.c.id == int(exp_id))
             except ValueError:
-                raise StoreError(f"experiment id must be a number or 'latest', got {exp_id!r}") from None
+                raise StoreLookupError(
+                    f"experiment id must be a number or 'latest', got {exp_id!r}"
+                ) from None
         with self._guard("reading"), self._engine.connect() as conn:
             row = conn.execute(query).first()
             if row is None:
                 what = "no experiments yet" if exp_id == "latest" else f"no experiment {exp_id}"
-                raise StoreError(f"{self.name}: {what} (see `bootscope runs`)")
+                raise StoreLookupError(f"{self.name}: {what} (see `bootscope runs`)")
             return self._experiment_from_row(conn, row)
 
     def list_experiments(self) -> list[ExperimentSummary]:
@@ -372,7 +376,7 @@ class Store:
                 .limit(1)
             ).scalar()
         if data is None:
-            raise StoreError(f"{self.name}: experiment {exp_id} has no boot {index}")
+            raise StoreLookupError(f"{self.name}: experiment {exp_id} has no boot {index}")
         return decode_log(bytes(data))
 
     def logs(self, exp_id: int) -> dict[int, list[LogLine]]:

@@ -10,7 +10,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from bootscope.errors import StoreError
+from bootscope.errors import StoreError, StoreLookupError
 
 SQLITE_BUSY_TIMEOUT_S = 15.0  # another writer (a second `bootscope run`) holds the lock this long at most
 
@@ -31,8 +31,16 @@ def describe_error(error: BaseException) -> str:
     return text
 
 
-def engine_for(target: str | Path) -> tuple[Engine, str]:
-    """Return an engine for a path or URL and the name to show the user; raises StoreError."""
+def is_sqlite_file(url: sa.URL) -> bool:
+    """Return whether ``url`` names a SQLite database in a file (not in memory)."""
+    return url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:")
+
+
+def engine_for(target: str | Path, *, create: bool = True) -> tuple[Engine, str]:
+    """Return an engine for a path or URL and the name to show the user. With ``create`` False a
+    SQLite file must already exist (a read-only command never makes one out of a --db typo);
+    server URLs are used as given. Raises StoreLookupError (exit 2) for a missing SQLite file,
+    StoreError for a bad URL or a directory where the file cannot be created."""
     text = str(target)
     if "://" in text:
         try:
@@ -40,9 +48,15 @@ def engine_for(target: str | Path) -> tuple[Engine, str]:
         except sa.exc.ArgumentError as error:
             raise StoreError(f"bad database URL {text!r}: {error}") from error
         shown = url.render_as_string(hide_password=True)
+        if not create and is_sqlite_file(url) and not Path(str(url.database)).is_file():
+            raise StoreLookupError(f"no store at {url.database} (check --db; `bootscope run` creates one)")
     else:
         path = Path(text).expanduser()
         parent = path.parent if str(path.parent) else Path(".")
+        if not create and not path.is_file():
+            raise StoreLookupError(f"no store at {text} (check --db; `bootscope run` creates one)")
+        if not create and path.stat().st_size == 0:  # opening it in WAL mode would write a header
+            raise StoreLookupError(f"no store at {text}: the file is empty (check --db)")
         if not parent.is_dir():
             raise StoreError(f"cannot create database {text}: directory {parent} does not exist")
         if not path.exists() and not os.access(parent, os.W_OK):
@@ -52,7 +66,7 @@ def engine_for(target: str | Path) -> tuple[Engine, str]:
     try:
         if url.get_backend_name() == "sqlite":
             engine = sa.create_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S})
-            if url.database not in (None, "", ":memory:"):
+            if is_sqlite_file(url):
                 sa.event.listen(engine, "connect", _sqlite_pragmas)
         else:
             engine = sa.create_engine(url, pool_pre_ping=True)

@@ -4,6 +4,12 @@ One row per imported file (keyed by the sha256 of its bytes, so a file imported 
 and one per boot found in it, with the host's metadata and the boot's metrics. Files are written in
 batches, one transaction per batch: an import killed mid-way keeps every finished batch, and the
 next import of the same files stores only what is missing.
+
+Outcomes: ``ok``, ``failed``, ``incomplete`` (the log stops before the kernel ran init, without a
+failure: cut short; ``usecases/fleet/logfile.py`` defines each) and ``not-run``. A store written
+before ``incomplete`` existed holds such boots as ``failed`` with the reason ``OLD_NEVER_INIT``
+(which lumped cut logs with hangs): they are read as ``incomplete``, since nothing in the log said
+the boot failed (a panic had its own reason).
 """
 
 from __future__ import annotations
@@ -22,16 +28,20 @@ if TYPE_CHECKING:
 
 OUTCOME_OK = "ok"
 OUTCOME_FAILED = "failed"
+# The log stops before the kernel ran init and shows no failure: neither ok nor failed.
+OUTCOME_INCOMPLETE = "incomplete"
 # A boot that a device farm reports as not run (KCIDB MISS or SKIP): counted, neither ok nor failed.
 OUTCOME_NOT_RUN = "not-run"
+# The reason an older bootscope stored with every boot that had no "Run /init" line and no panic.
+OLD_NEVER_INIT = "no 'Run /init' line: the kernel never ran init (panic, hang) or the log was cut short"
 _HASH_QUERY_CHUNK = 500  # hashes per IN (...) query: well under SQLite's and PostgreSQL's limits
 
 
 @dataclass(frozen=True, slots=True)
 class FleetBoot:
     """One boot of an imported log: its position in the file (1-based), outcome (``ok``, ``failed``,
-    ``not-run``) and why, the kernel release it printed, metadata it carries itself (merged over the
-    file's), and its metrics (name -> value in the metric's unit; absent: not reached)."""
+    ``incomplete``, ``not-run``) and why, the kernel release it printed, metadata it carries itself
+    (merged over the file's), and its metrics (name -> value in the metric's unit; absent: not reached)."""
 
     number: int
     outcome: str
@@ -184,13 +194,16 @@ def iter_fleet_rows(
             out = []
             for row in rows:
                 path, fmt, meta = file_meta.get(row.file, ("", "", {}))
+                outcome = row.outcome
+                if outcome == OUTCOME_FAILED and row.reason == OLD_NEVER_INIT:
+                    outcome = OUTCOME_INCOMPLETE  # stored before incomplete existed: see above
                 out.append(
                     FleetRow(
                         file_id=row.file,
                         path=path,
                         format=fmt,
                         number=row.number,
-                        outcome=row.outcome,
+                        outcome=outcome,
                         reason=row.reason,
                         kernel_release=row.kernel_release,
                         meta={**meta, **(row.meta or {})},

@@ -9,16 +9,18 @@ from contextlib import AbstractContextManager
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from bootscope.errors import StoreError
+from bootscope.errors import StoreError, StoreLookupError
 from bootscope.store import schema
 
 Writer = Callable[[str], AbstractContextManager[Connection]]
 
 
-def ensure_schema(engine: Engine, name: str, write: Writer) -> None:
+def ensure_schema(engine: Engine, name: str, write: Writer, *, create: bool = True) -> None:
     """Make the database behind ``engine`` (shown to the user as ``name``) hold this bootscope's
-    schema, using ``write(action)`` for a transaction. Raises StoreError for another schema version
-    that cannot be upgraded, a database with other tables, or a failed write."""
+    schema, using ``write(action)`` for a transaction; with ``create`` False an empty database is
+    refused rather than given the schema (an older schema is still upgraded). Raises StoreError for
+    another schema version that cannot be upgraded, a database with other tables, or a failed
+    write; StoreLookupError for an empty database when ``create`` is False."""
     tables = set(sa.inspect(engine).get_table_names())
     if schema.meta.name in tables:
         with engine.connect() as conn:
@@ -36,6 +38,8 @@ def ensure_schema(engine: Engine, name: str, write: Writer) -> None:
         return
     if tables:
         raise StoreError(f"{name} is not a bootscope database (other tables); use another --db")
+    if not create:
+        raise StoreLookupError(f"no store at {name}: the database is empty (check --db)")
     try:
         with write("creating the schema in") as conn:
             schema.metadata.create_all(conn)
@@ -45,7 +49,7 @@ def ensure_schema(engine: Engine, name: str, write: Writer) -> None:
         # one created the schema (tables and version row in one transaction); check its version.
         if schema.meta.name not in set(sa.inspect(engine).get_table_names()):
             raise
-        ensure_schema(engine, name, write)
+        ensure_schema(engine, name, write, create=create)
 
 
 def _migrate(version: str, write: Writer) -> None:

@@ -18,7 +18,8 @@ from bootscope import metrics
 from bootscope.amounts import UNIT_FACTORS, parse_amount
 from bootscope.defaults import ALPHA, BOOTSTRAP_SEED
 from bootscope.errors import InputError
-from bootscope.model import Comparison
+from bootscope.model import Comparison, LikeForLike
+from bootscope.sources.paths import side_label
 from bootscope.usecases.samples import parse_numbers, read_numbers, values_from_logs, values_from_run
 
 if TYPE_CHECKING:  # scipy: only when compared
@@ -33,15 +34,16 @@ USER_NUMBERS = "numbers given by the user (definition not stated)"
 class CompareInputs:
     """What compare reads: a stored run (``run``, an id or ``latest``, in ``db``, its ``baseline``
     variant), or side a and b as typed numbers (``a``, ``b``), files of numbers (``a_file``,
-    ``b_file``) or directories of logs (``a_logs``, ``b_logs``). ``metric`` None: the default."""
+    ``b_file``) or logs (``a_logs``, ``b_logs``: files, directories or globs, as
+    :func:`bootscope.sources.paths.log_files` reads them). ``metric`` None: the default."""
 
     run: str | None = None
     a: str | None = None
     b: str | None = None
     a_file: Path | None = None
     b_file: Path | None = None
-    a_logs: Path | None = None
-    b_logs: Path | None = None
+    a_logs: Sequence[Path] | None = None
+    b_logs: Sequence[Path] | None = None
     baseline: str | None = None
     metric: str | None = None
     db: str = ""
@@ -67,13 +69,15 @@ class CompareSettings:
 @dataclass(frozen=True, slots=True)
 class CompareResult:
     """The comparisons (each other side against the baseline side), the metric's definition, the
-    exit code (1: a verdict ``--fail-on`` names) and the one-line reason for a non-zero exit (None
-    when 0)."""
+    exit code (1: a verdict ``--fail-on`` names), the one-line reason for a non-zero exit (None
+    when 0) and, per comparison, the like-for-like guard of its two sides (None where the input
+    states no facts: numbers typed or read from files)."""
 
     comparisons: tuple[Comparison, ...]
     definition: str
     exit_code: int = EXIT_OK
     failure: str | None = None
+    like_for_like: tuple[LikeForLike | None, ...] = ()
 
 
 def check_metric(name: str) -> None:
@@ -138,7 +142,7 @@ def _run_sides(inputs: CompareInputs, factor: float) -> tuple[str, list[float], 
     assert inputs.run is not None
     metric = inputs.metric or metrics.DEFAULT_METRIC
     check_metric(metric)
-    with Store.open(inputs.db) as store:
+    with Store.open(inputs.db, create=False) as store:
         stored = values_from_run(store, inputs.run, metric, inputs.baseline)
     base = stored.baseline
     scaled = {name: [v * factor for v in values] for name, values in stored.samples.items()}
@@ -158,12 +162,12 @@ def _log_sides(
     if metric not in metrics.REGISTRY:
         raise InputError(f"--metric {metric}: a unit's time is compared on a stored run only")
     sides = []
-    for directory in (inputs.a_logs, inputs.b_logs):
-        found = values_from_logs(directory, metric)
+    for paths in (inputs.a_logs, inputs.b_logs):
+        found = values_from_logs(paths, metric)
         for line in found.warnings:
             warn(line)
         sides.append([value * factor for value in found.values])
-    return metric, sides, (inputs.a_logs.name or "a", inputs.b_logs.name or "b")
+    return metric, sides, (side_label(inputs.a_logs, "a"), side_label(inputs.b_logs, "b"))
 
 
 def _number_sides(inputs: CompareInputs, mode: str) -> tuple[str, list[list[float]], tuple[str, str]]:
@@ -202,15 +206,40 @@ def compare(inputs: CompareInputs, settings: CompareSettings, warn: Callable[[st
             metric, sides, names = _number_sides(inputs, mode)
         base_values, others, base = sides[0], {names[1]: sides[1]}, names[0]
     comparisons = compare_many(base_values, others, metric, settings.unit, options, base)
-    return _result(comparisons, definition_of(metric), settings.fail_on)
+    guards = _guards(inputs, mode, base, [c.b.name for c in comparisons])
+    return _result(comparisons, definition_of(metric), settings.fail_on, guards)
 
 
-def _result(comparisons: Sequence[Comparison], definition: str, fail_on: str | None) -> CompareResult:
+def _guards(
+    inputs: CompareInputs, mode: str, base: str, others: Sequence[str]
+) -> tuple[LikeForLike | None, ...]:
+    """Return the like-for-like guard of each comparison: the baseline's boots against each other
+    side's, from the run's records or the logs; None for numbers (they state no facts)."""
+    from bootscope.analyze.like_for_like import like_for_like
+    from bootscope.usecases.boot_facts import facts_of_logs, facts_of_run
+
+    if mode == "RUN" and inputs.run is not None:
+        from bootscope.store import Store  # sqlalchemy: only for a stored run
+
+        with Store.open(inputs.db, create=False) as store:
+            facts = facts_of_run(store, inputs.run)
+        return tuple(like_for_like(facts.get(base, []), facts.get(name, [])) for name in others)
+    if mode == "--a-logs/--b-logs" and inputs.a_logs and inputs.b_logs:
+        return (like_for_like(facts_of_logs(inputs.a_logs), facts_of_logs(inputs.b_logs)),)
+    return tuple(None for _ in others)
+
+
+def _result(
+    comparisons: Sequence[Comparison],
+    definition: str,
+    fail_on: str | None,
+    guards: tuple[LikeForLike | None, ...] = (),
+) -> CompareResult:
     """Return the result with the exit code ``fail_on`` asks for: 1 when a verdict is slower."""
     from bootscope.stats.compare import SLOWER
 
     named = [c.b.name for c in comparisons if c.verdict == SLOWER]
     if fail_on == "slower" and named:
         failure = f"slower: {', '.join(named)} (--fail-on slower)"
-        return CompareResult(tuple(comparisons), definition, EXIT_SLOWER, failure)
-    return CompareResult(tuple(comparisons), definition)
+        return CompareResult(tuple(comparisons), definition, EXIT_SLOWER, failure, guards)
+    return CompareResult(tuple(comparisons), definition, like_for_like=guards)

@@ -13,9 +13,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bootscope.analyze.components import GAP, KINDS, PHASE, Components, boot_components, top_gap_names
+from bootscope.analyze.components import (
+    GAP,
+    INITCALL,
+    KINDS,
+    PHASE,
+    Components,
+    boot_components,
+    top_gap_names,
+)
+from bootscope.analyze.like_for_like import BootFacts, facts_from_identity, like_for_like, printing_differs
 from bootscope.errors import BootscopeError, InputError
 from bootscope.metrics import DEFAULT_METRIC, KERNEL_INIT_S, LOGIN_PROMPT_S, SYSTEMD_USERSPACE_S, definition
+from bootscope.sources.paths import side_label
 from bootscope.stats.attribution import ComponentSamples, DiffResult, attribute
 
 if TYPE_CHECKING:  # sqlalchemy: only for stored runs
@@ -28,14 +38,16 @@ GAPS_PER_BOOT = 20
 @dataclass(frozen=True, slots=True)
 class BootParts:
     """One boot: its total (s, None where it did not reach the metric), its components (s), its
-    kernel release (None where the log did not say), a label, and the names of the lines that open
-    its largest gaps (the gap components worth comparing)."""
+    kernel release (None where the log did not say), a label, the names of the lines that open
+    its largest gaps (the gap components worth comparing) and what shapes its time besides the
+    change under test (for the like-for-like guard; None: not read)."""
 
     total_s: float | None
     components: Components
     kernel: str | None
     label: str
     top_gaps: frozenset[str] = frozenset()
+    facts: BootFacts | None = None
 
 
 def check_kinds(by: Sequence[str]) -> tuple[str, ...]:
@@ -76,17 +88,11 @@ def parts_from_run(
         )
         total = boot.metrics.get(metric)
         release = boot.kernel_release or breakdown.identity.release
-        found = BootParts(total, parts, release, stored.label, top_gap_names(breakdown))
+        host = boot.placement.get("host") if boot.placement else None
+        facts = facts_from_identity(breakdown.identity, boot.accel, str(host) if host else None)
+        found = BootParts(total, parts, release, stored.label, top_gap_names(breakdown), facts)
         result.setdefault(boot.variant, []).append(found)
     return record.id, result
-
-
-def _log_files(path: Path) -> list[Path]:
-    if path.is_dir():
-        return sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
-    if path.is_file() or str(path) == "-":
-        return [path]
-    raise InputError(f"{path}: no such file or directory")
 
 
 def parts_from_logs(
@@ -100,28 +106,29 @@ def parts_from_logs(
     from bootscope.analyze.systemd import systemd_accounting
     from bootscope.parse import parse_log
     from bootscope.sources.files import read_text_lines
+    from bootscope.sources.paths import log_files
 
     found: list[BootParts] = []
     warnings: list[str] = []
     kernel_only = metric == KERNEL_INIT_S
-    for path in paths:
-        for file in _log_files(path):
-            try:
-                parsed = parse_log(read_text_lines(str(file)))
-            except BootscopeError as error:
-                if strict:
-                    raise
-                warnings.append(f"{file}: skipped: {error}")
-                continue
-            for number, lines in enumerate(parsed.boots, start=1):
-                breakdown = analyze_boot(lines, top_n=GAPS_PER_BOOT)
-                accounting = systemd_accounting(lines)
-                units = accounting.units if accounting is not None else ()
-                parts = boot_components(breakdown, units, kinds=kinds, kernel_only=kernel_only, lines=lines)
-                value = getattr(breakdown.metrics, metric, None)
-                label = file.name if len(parsed.boots) == 1 else f"{file.name} boot {number}"
-                release = breakdown.identity.release
-                found.append(BootParts(value, parts, release, label, top_gap_names(breakdown)))
+    for file in log_files(paths):
+        try:
+            parsed = parse_log(read_text_lines(str(file)))
+        except BootscopeError as error:
+            if strict:
+                raise
+            warnings.append(f"{file}: skipped: {error}")
+            continue
+        for number, lines in enumerate(parsed.boots, start=1):
+            breakdown = analyze_boot(lines, top_n=GAPS_PER_BOOT)
+            accounting = systemd_accounting(lines)
+            units = accounting.units if accounting is not None else ()
+            parts = boot_components(breakdown, units, kinds=kinds, kernel_only=kernel_only, lines=lines)
+            value = getattr(breakdown.metrics, metric, None)
+            label = file.name if len(parsed.boots) == 1 else f"{file.name} boot {number}"
+            release = breakdown.identity.release
+            facts = facts_from_identity(breakdown.identity)
+            found.append(BootParts(value, parts, release, label, top_gap_names(breakdown), facts))
     if not found:
         raise InputError(f"no boot found in {', '.join(str(p) for p in paths)}")
     return found, warnings
@@ -167,9 +174,12 @@ def diff_parts(
     fdr: float,
     notes: Sequence[str] = (),
 ) -> DiffResult:
-    """Return the diff of side b against side a. Raises InputError for a side with fewer than 2
+    """Return the diff of side b against side a, with the like-for-like guard of the two sides'
+    facts: where they print differently (one side boots with initcall_debug), initcalls and gaps seen
+    on one side only are set apart, not called moved. Raises InputError for a side with fewer than 2
     totals, StatsError for bad alpha."""
     notes = [*notes, *_phase_order_notes(a, names[0]), *_phase_order_notes(b, names[1])]
+    guard = like_for_like([p.facts for p in a if p.facts], [p.facts for p in b if p.facts])
     attribution = attribute(
         totals(a, names[0], metric),
         totals(b, names[1], metric),
@@ -179,8 +189,10 @@ def diff_parts(
         fdr=fdr,
         name_a=names[0],
         name_b=names[1],
+        additive_kind=PHASE,
+        printed_kinds=frozenset({INITCALL, GAP}) if printing_differs(guard) else frozenset(),
     )
-    return DiffResult(metric, names[0], names[1], tuple(kinds), source, attribution, tuple(notes))
+    return DiffResult(metric, names[0], names[1], tuple(kinds), source, attribution, tuple(notes), guard)
 
 
 def _phase_order_notes(boots: Sequence[BootParts], side: str) -> list[str]:
@@ -296,7 +308,7 @@ def diff(
     if run is not None:
         from bootscope.store import Store  # sqlalchemy: only for a stored run
 
-        with Store.open(db) as store:
+        with Store.open(db, create=False) as store:
             return diff_run(
                 store, run, metric=metric, kinds=kinds, baseline=baseline, variant=variant,
                 alpha=alpha, fdr=fdr,
@@ -307,7 +319,7 @@ def diff(
     side_b, warn_b = parts_from_logs(b_logs, metric, kinds)
     for line in (*warn_a, *warn_b):
         warn(line)
-    names = (a_logs[0].name or "a", b_logs[0].name or "b")
+    names = (side_label(a_logs, "a"), side_label(b_logs, "b"))
     if names[0] == names[1]:
         names = ("a", "b")
     return diff_parts(

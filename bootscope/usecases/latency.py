@@ -165,7 +165,7 @@ def stored_latency_run(
         if value is None or fraction is not None:
             raise InputError(f"--threshold {threshold!r}: give a latency such as 100us")
         threshold_us = round(value * 1e6)
-    with Store.open(db) as store:
+    with Store.open(db, create=False) as store:
         return analyze_latency_experiment(store, experiment_id, threshold_us=threshold_us, gev=gev)
 
 
@@ -243,7 +243,7 @@ def _variant_warnings(variant: VariantTails) -> list[str]:
         if run.overflow:
             warnings.append(
                 f"{variant.name} run {run.index}: {run.overflow} samples beyond the histogram's end"
-                f" ({run.limit_us} us): quantiles there are shown as '> {run.limit_us} us'; raise -h"
+                f" ({run.limit_us} us): quantiles there are shown as '>{run.limit_us}'; raise -h"
             )
     ok = [r for r in variant.runs if r.outcome == Outcome.OK.value]
     for name in STATISTICS:

@@ -1,17 +1,13 @@
-"""Reference values for CI: ``baseline save`` writes a stored variant's samples to a file, ``check``
-compares new boots with it and answers with an exit code.
+"""The reference file of ``baseline save``: built from a stored variant or from log files, read
+back by ``check``, and what it can prove (its resolution).
 
-The reference file (JSON, ``"format": "bootscope-reference"``, ``"version": 1``; described in
+The file (JSON, ``"format": "bootscope-reference"``, ``"version": 1``; described in
 docs/reference-file.md) holds every metric's samples (s) and every component's samples (s, one value
-per boot that has it), the kernel and machine they came from, and the method. Samples, not a summary:
-the rank tests ``check`` runs need them, and a few hundred boots of a few hundred initcalls is small.
-
-``check`` decides with bisect-run's rule (``bootscope.stats.decision.decide``): the total is bad when
-it is slower than the reference by more than the threshold (a fraction of the reference median),
-good when it is provably not, unknown otherwise. Each component asks the same "bad" question with a
-margin of at least ``min_shift_s``; their p-values are Benjamini-Hochberg adjusted, since hundreds of
-components are hundreds of chances of a false alarm. A component absent from the reference that now
-takes more than the total's margin is a regression too.
+per boot that has it), the kernel and machine they came from, the method, and per metric what a
+check of as many boots can resolve (``"resolution"``, from ``bootscope.stats.resolution``; ``check``
+computes it again for the boots it gets, so a file without it is read the same). Samples, not a
+summary: the rank tests ``check`` runs need them, and a few hundred boots of a few hundred
+initcalls is small. The rule ``check`` applies is :mod:`bootscope.usecases.check_rule`'s.
 """
 
 from __future__ import annotations
@@ -20,7 +16,7 @@ import datetime as dt
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,10 +24,10 @@ import numpy as np
 
 from bootscope import __version__
 from bootscope.analyze.components import KINDS
-from bootscope.errors import InputError, StatsError
+from bootscope.analyze.like_for_like import BootFacts
+from bootscope.errors import InputError
 from bootscope.metrics import EXPORT_METRICS
-from bootscope.stats.decision import BAD, GOOD, UNKNOWN, BisectDecision, decide
-from bootscope.stats.multiple import benjamini_hochberg
+from bootscope.stats.resolution import DEFAULT_POWER, boots_needed, resolution
 from bootscope.usecases.diff import BootParts, component_samples
 
 if TYPE_CHECKING:
@@ -39,58 +35,157 @@ if TYPE_CHECKING:
 
 FORMAT = "bootscope-reference"
 VERSION = 1
-EXIT_PASS, EXIT_REGRESSION, EXIT_CANNOT_TELL = 0, 1, 125
 METHOD = (
-    "per metric and component: Mann-Whitney test of (new - margin) against the reference samples, "
-    "margin = max(threshold x reference median, min_shift) (bisect-run's decision); components' "
-    "p-values Benjamini-Hochberg adjusted; components from the one stored-boot analysis"
+    "total: Mann-Whitney test of (new - margin) against the reference samples (bisect-run's "
+    "decision), margin = max(threshold x reference median, the resolution of the reference for "
+    "the boots checked); components: the same test with margin max(threshold x their median, "
+    "min_shift), p-values Benjamini-Hochberg adjusted"
 )
-POWER_TARGET = 0.8
-_POWER_REPLICATES = 200
 
 
 @dataclass(frozen=True, slots=True)
 class Reference:
     """A loaded reference: samples per metric (s), per component kind and name (s), where they
-    came from (run, variant, kernel releases, machine) and the whole document."""
+    came from (run, variant, kernel releases, machine), the whole document, and per boot what shaped
+    its time besides the kernel (for the like-for-like guard; empty in files written before)."""
 
     metrics: Mapping[str, tuple[float, ...]]
     components: Mapping[tuple[str, str], tuple[float, ...]]
     document: Mapping[str, Any]
+    facts: tuple[BootFacts, ...] = ()
 
 
-def reference_document(
-    store: Store, run: str, variant: str | None, parts: Sequence[BootParts]
-) -> dict[str, Any]:
-    """Return the reference document of ``variant`` of stored run ``run`` whose boots are ``parts``
-    (from ``parts_from_run``): metrics from the store, components from the analysis. Raises
-    StoreError for an unknown run, InputError for fewer than 2 boots."""
-    record = store.experiment(run)
-    if len(parts) < 2:
-        raise InputError(f"run {record.id} variant {variant}: {len(parts)} ok boot(s); a reference needs 2")
-    chosen = variant or record.variants[0].name
-    config = next((dict(v.config) for v in record.variants if v.name == chosen), {})
-    metrics = {
-        metric: values[chosen]
-        for metric in EXPORT_METRICS
-        if (values := store.samples(record.id, metric)).get(chosen)
+@dataclass(frozen=True, slots=True)
+class Reach:
+    """What a reference of ``boots`` samples of ``metric`` (median ``median_s``) can prove in a
+    check of ``check_boots`` new boots at ``alpha``: ``resolution_s`` is the smallest margin such a
+    check resolves (an unchanged kernel passes ``power`` of the time; None: none at these sizes),
+    ``margin_s`` the margin it then uses (the larger of that and ``threshold`` x the median),
+    ``catches_s`` the slowdown it flags ``power`` of the time (None without a resolution), and
+    ``boots_for_threshold`` the new boots that would resolve the threshold itself (None: no
+    number of boots would, the reference is too small or too noisy)."""
+
+    metric: str
+    boots: int
+    median_s: float
+    check_boots: int
+    threshold: float
+    threshold_s: float
+    resolution_s: float | None
+    margin_s: float
+    catches_s: float | None
+    boots_for_threshold: int | None
+    alpha: float
+    power: float
+
+
+def reach(
+    metric: str,
+    samples: Sequence[float],
+    check_boots: int,
+    threshold: float,
+    alpha: float,
+    power: float = DEFAULT_POWER,
+) -> Reach:
+    """Return what ``samples`` (s, 2 or more) can prove in a check of ``check_boots`` boots at
+    ``threshold`` (a fraction of the median) and ``alpha`` (see :class:`Reach`). Raises StatsError
+    for fewer than 2 samples or boots, or a value that is not finite."""
+    median_s = float(np.median(samples))
+    threshold_s = threshold * abs(median_s)
+    resolved = resolution(samples, check_boots, alpha, power)
+    margin_s = max(threshold_s, resolved or 0.0)
+    return Reach(
+        metric=metric,
+        boots=len(samples),
+        median_s=median_s,
+        check_boots=check_boots,
+        threshold=threshold,
+        threshold_s=threshold_s,
+        resolution_s=resolved,
+        margin_s=margin_s,
+        catches_s=None if resolved is None else margin_s + resolved,
+        boots_for_threshold=boots_needed(samples, threshold_s, alpha, power),
+        alpha=alpha,
+        power=power,
+    )
+
+
+def reach_document(found: Reach) -> dict[str, Any]:
+    """Return ``found`` as the reference file holds it (times in s, counts in boots)."""
+    return {
+        "check_boots": found.check_boots,
+        "threshold": found.threshold,
+        "threshold_s": found.threshold_s,
+        "resolution_s": found.resolution_s,
+        "margin_s": found.margin_s,
+        "catches_s": found.catches_s,
+        "boots_for_threshold": found.boots_for_threshold,
+        "alpha": found.alpha,
+        "power": found.power,
     }
+
+
+def build_reference(
+    *,
+    source: Mapping[str, Any],
+    machine: Mapping[str, Any],
+    metrics: Mapping[str, Sequence[float]],
+    parts: Sequence[BootParts],
+    threshold: float,
+    alpha: float,
+) -> dict[str, Any]:
+    """Return the reference document of the boots ``parts`` (their components) whose metrics are
+    ``metrics`` (s per boot), with ``source`` and ``machine`` as given, and per metric of 2 or
+    more samples its resolution for a check of as many boots at ``threshold`` and ``alpha``.
+    Raises InputError for fewer than 2 boots."""
+    if len(parts) < 2:
+        raise InputError(f"{len(parts)} boot(s); a reference needs 2 or more")
     components: dict[str, dict[str, list[float]]] = {}
     for item in component_samples(parts, ()):
         components.setdefault(item.kind, {})[item.name] = list(item.a)
+    kept = {name: list(values) for name, values in metrics.items() if values}
     return {
         "format": FORMAT,
         "version": VERSION,
         "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "bootscope": __version__,
-        "source": {"run": record.id, "variant": chosen, "boots": len(parts)},
+        "source": dict(source),
         "kernel": {"releases": sorted({b.kernel for b in parts if b.kernel})},
-        "machine": {"variant": config, "accel": record.accel, "host": dict(record.host)},
+        "machine": dict(machine),
         "method": METHOD,
         "unit": "s",
-        "metrics": metrics,
+        "metrics": kept,
+        "resolution": {
+            name: reach_document(reach(name, values, len(values), threshold, alpha))
+            for name, values in kept.items()
+            if len(values) >= 2
+        },
+        "facts": [asdict(p.facts) for p in parts if p.facts is not None],
         "components": components,
     }
+
+
+def run_reference(
+    store: Store, run: str, variant: str | None, parts: Sequence[BootParts], *, threshold: float, alpha: float
+) -> dict[str, Any]:
+    """Return the reference document of ``variant`` of stored run ``run`` whose boots are ``parts``
+    (from ``parts_from_run``): metrics from the store, components from the analysis (see
+    :func:`build_reference`). Raises StoreLookupError for an unknown run, InputError for fewer than
+    2 boots."""
+    record = store.experiment(run)
+    if len(parts) < 2:
+        raise InputError(f"run {record.id} variant {variant}: {len(parts)} ok boot(s); a reference needs 2")
+    chosen = variant or record.variants[0].name
+    config = next((dict(v.config) for v in record.variants if v.name == chosen), {})
+    metrics = {metric: store.samples(record.id, metric).get(chosen, []) for metric in EXPORT_METRICS}
+    return build_reference(
+        source={"run": record.id, "variant": chosen, "boots": len(parts)},
+        machine={"variant": config, "accel": record.accel, "host": dict(record.host)},
+        metrics=metrics,
+        parts=parts,
+        threshold=threshold,
+        alpha=alpha,
+    )
 
 
 def _floats(values: object, where: str) -> tuple[float, ...]:
@@ -127,123 +222,15 @@ def load_reference(path: Path) -> Reference:
             raise InputError(f"{path}: components.{kind}: unknown kind (known: {', '.join(KINDS)})")
         for name, values in by_name.items():
             components[(kind, str(name))] = _floats(values, f"{path}: components.{kind}.{name}")
-    return Reference(metrics, components, document)
+    return Reference(metrics, components, document, _facts(document.get("facts")))
 
 
-@dataclass(frozen=True, slots=True)
-class CheckFinding:
-    """One regression: the component (kind ``total`` for the metric itself), its decision and, for
-    components, the Benjamini-Hochberg q of its "bad" test (None for the total or a new component)."""
-
-    kind: str
-    name: str
-    decision: BisectDecision | None
-    q_bad: float | None
-    new_median_s: float | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class CheckResult:
-    """The answer of ``check``: exit code (0 pass, 1 regression, 125 cannot tell), the total's
-    decision (None when fewer than 2 new boots reached the metric), the regressions found, how many
-    boots were checked, how many more the total would need (None when it is not a question of boots
-    or even many more would not settle it), and a one-line message."""
-
-    metric: str
-    exit_code: int
-    total: BisectDecision | None
-    regressions: tuple[CheckFinding, ...]
-    components_checked: int
-    n_new: int
-    more_boots: int | None
-    message: str
-
-
-def _more_boots(
-    reference: Sequence[float], new: Sequence[float], threshold: float, alpha: float
-) -> int | None:
-    """Return how many more new boots would settle the total with 80 % probability, by resampling
-    the new boots (seeded); None when even 8 times as many would not."""
-    rng = np.random.default_rng(0)
-    pool = np.asarray(new, dtype=np.float64)
-    n = len(new)
-    size = n + 1
-    while size <= max(8 * n, 16):
-        decided = 0
-        for _ in range(_POWER_REPLICATES):
-            drawn = rng.choice(pool, size=size, replace=True)
-            decided += decide(reference, list(drawn), threshold, alpha).verdict != UNKNOWN
-        if decided >= POWER_TARGET * _POWER_REPLICATES:
-            return size - n
-        size = max(size + 1, int(size * 1.25))
-    return None
-
-
-def check_boots(
-    reference: Reference,
-    boots: Sequence[BootParts],
-    *,
-    metric: str,
-    threshold: float,
-    alpha: float,
-    min_shift_s: float,
-) -> CheckResult:
-    """Return the verdict on ``boots`` against ``reference`` for ``metric`` and every component both
-    have (see the module's rule). Raises InputError when the reference has no (or too few) samples
-    of ``metric``."""
-    ref_total = reference.metrics.get(metric, ())
-    if len(ref_total) < 2:
-        raise InputError(f"the reference holds {len(ref_total)} sample(s) of {metric}; it needs 2 or more")
-    new_total = [b.total_s for b in boots if b.total_s is not None]
-    total: BisectDecision | None = None
-    if len(new_total) >= 2:
-        total = decide(ref_total, new_total, threshold, alpha)
-    new_components: dict[tuple[str, str], list[float]] = {}
-    for boot in boots:
-        for key, value in boot.components.items():
-            new_components.setdefault(key, []).append(value)
-    tested: list[tuple[tuple[str, str], BisectDecision]] = []
-    for key, ref_values in reference.components.items():
-        values = new_components.get(key, [])
-        if len(ref_values) >= 2 and len(values) >= 2:
-            try:
-                tested.append((key, decide(ref_values, values, threshold, alpha, min_margin=min_shift_s)))
-            except StatsError:
-                continue
-    q_bad = benjamini_hochberg([decision.p_bad for _, decision in tested])
-    findings: list[CheckFinding] = []
-    if total is not None and total.verdict == BAD:
-        findings.append(CheckFinding("total", metric, total, None, float(np.median(new_total))))
-    for (key, decision), q in zip(tested, q_bad, strict=True):
-        if q is not None and q < alpha:
-            findings.append(CheckFinding(key[0], key[1], decision, q, float(np.median(new_components[key]))))
-    # A component the reference never had, now costing more than the total's margin on its own.
-    total_margin = threshold * abs(float(np.median(ref_total)))
-    for key, values in new_components.items():
-        if key not in reference.components and len(values) >= 2:
-            median = float(np.median(values))
-            if median > max(total_margin, min_shift_s):
-                findings.append(CheckFinding(key[0], key[1], None, None, median))
-    findings.sort(
-        key=lambda f: (f.kind != "total", -(f.decision.shift if f.decision else f.new_median_s or 0))
+def _facts(raw: object) -> tuple[BootFacts, ...]:
+    """Return the boots' facts of a reference file; anything malformed is left out (the guard then
+    compares less, as for a file written before the facts were kept)."""
+    if not isinstance(raw, list):
+        return ()
+    names = {field.name for field in fields(BootFacts)}
+    return tuple(
+        BootFacts(**{k: v for k, v in item.items() if k in names}) for item in raw if isinstance(item, dict)
     )
-    more = None
-    if findings:
-        code = EXIT_REGRESSION
-        named = ", ".join(f"{f.kind} {f.name}" for f in findings[:5])
-        message = f"regression: {named}" + (f" and {len(findings) - 5} more" if len(findings) > 5 else "")
-    elif total is not None and total.verdict == GOOD:
-        code = EXIT_PASS
-        message = (
-            f"pass: {metric} and {len(tested)} components not slower than the reference beyond the threshold"
-        )
-    else:
-        code = EXIT_CANNOT_TELL
-        if total is None:
-            more = 2 - len(new_total)
-            message = f"cannot tell: {len(new_total)} boot(s) reached {metric}; at least {more} more needed"
-        else:
-            more = _more_boots(ref_total, new_total, threshold, alpha)
-            needed = f"about {more} more boots would settle it" if more else "many more boots are needed"
-            message = f"cannot tell with {len(new_total)} boots: {needed}"
-    return CheckResult(metric, code, total, tuple(findings), len(tested), len(new_total), more, message)

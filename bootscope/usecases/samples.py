@@ -1,5 +1,5 @@
-"""The numbers ``compare`` compares, from wherever they are: typed lists, files of numbers, directories
-of boot logs (each boot analyzed), or the variants of a stored run.
+"""The numbers ``compare`` compares, from wherever they are: typed lists, files of numbers, boot logs
+(files, directories or globs; each boot analyzed), or the variants of a stored run.
 
 Below the CLI so that the command only parses options, calls one of these and renders; warnings
 (a log skipped, boots without the metric) come back in the result, for the caller to print.
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,7 +22,7 @@ if TYPE_CHECKING:  # sqlalchemy: the CLI imports this module at start-up
 
 @dataclass(frozen=True, slots=True)
 class LogValues:
-    """A metric of every boot in a directory of logs (seconds, files in name order), and the
+    """A metric of every boot in one side's logs (seconds, in the order the files were named), and the
     warnings for the user: files that could not be read, boots that did not state the metric."""
 
     values: tuple[float, ...]
@@ -66,21 +67,21 @@ def read_numbers(path: Path) -> list[float]:
     return parse_numbers(text, str(path))
 
 
-def values_from_logs(directory: Path, metric: str) -> LogValues:
-    """Return ``metric`` (seconds) of every boot in every file of ``directory`` (name order; dot
-    files left out), each boot analyzed as ``analyze`` does. Raises InputError when ``directory`` is
-    not a directory or no boot in it states the metric."""
+def values_from_logs(paths: Sequence[Path], metric: str) -> LogValues:
+    """Return ``metric`` (seconds) of every boot in the logs that ``paths`` name (log files,
+    directories of logs, ``-`` or globs, read as :func:`bootscope.sources.paths.log_files` reads
+    them, in that order), each boot analyzed as ``analyze`` does. Raises InputError for a path that
+    names no file, or when no boot states the metric."""
     from bootscope.analyze import analyze_boot  # the analysis stack: only when logs are compared
     from bootscope.parse import parse_log
     from bootscope.sources.files import read_text_lines
+    from bootscope.sources.paths import log_files
 
-    if not directory.is_dir():
-        raise InputError(f"{directory}: not a directory of logs")
-    files = sorted(p for p in directory.iterdir() if p.is_file() and not p.name.startswith("."))
+    where = ", ".join(str(p) for p in paths)
     values: list[float] = []
     warnings: list[str] = []
     missing = 0
-    for path in files:
+    for path in log_files(paths):
         try:
             boots = parse_log(read_text_lines(str(path))).boots
         except BootscopeError as error:
@@ -93,9 +94,9 @@ def values_from_logs(directory: Path, metric: str) -> LogValues:
             else:
                 values.append(float(value))
     if missing:
-        warnings.append(f"{directory}: {missing} boot(s) without {metric}, left out")
+        warnings.append(f"{where}: {missing} boot(s) without {metric}, left out")
     if not values:
-        raise InputError(f"{directory}: no log there states {metric}")
+        raise InputError(f"{where}: no log there states {metric}")
     return LogValues(tuple(values), tuple(warnings))
 
 

@@ -38,5 +38,5 @@ def stored_analysis(
         raise InputError("--run needs --boot K: the boot's index in the run (see `bootscope export`)")
     if top < 1:
         raise InputError("--top must be at least 1")
-    with Store.open(db) as store:
+    with Store.open(db, create=False) as store:
         return analyze_stored_boot(store, run, boot, marker=marker, top_n=top, fmt=fmt)

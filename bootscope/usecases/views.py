@@ -46,7 +46,7 @@ def boot_view(logs: Sequence[Path] | None, run: str | None, db: str, boot: int |
     paths = one_source(logs, run)
     if run is None:
         return pick_boot(boots_from_logs(paths, fmt), boot or 1)
-    with Store.open(db) as store:
+    with Store.open(db, create=False) as store:
         exp = store.experiment(run)
         records = store.boots(exp.id)
         if boot is None:
@@ -68,15 +68,16 @@ def report_view(
     alpha: float,
 ) -> ReportView:
     """Return what ``report`` draws: the stored run ``run`` in ``db`` (summaries and comparisons at
-    ``alpha``, each variant's diff), or boot ``boot`` (1-based, default the first) of the log files
-    with the first boot of ``vs`` beside it. Raises InputError for both inputs or none, ``vs`` with
-    a run, or a boot that is not there; StoreError for an unknown run."""
+    ``alpha``, each variant's diff, and as the example boot its boot ``boot``, by the run's index,
+    default its first boot that counts), or boot ``boot`` (1-based, default the first) of the log
+    files with the first boot of ``vs`` beside it. Raises InputError for both inputs or none, ``vs``
+    with a run, or a boot that is not there; StoreError for an unknown run."""
     paths = one_source(logs, run)
     if run is not None:
         if vs is not None:
             raise InputError("--vs compares two logs; for a run the comparison table is already there")
-        with Store.open(db) as store:
-            return ReportView(run=run_view(store, run, alpha, with_diffs=True))
+        with Store.open(db, create=False) as store:
+            return ReportView(run=run_view(store, run, alpha, with_diffs=True, example_index=boot))
     views = boots_from_logs(paths, fmt)
     main = pick_boot(views, boot or 1)
     other = pick_boot(boots_from_logs([vs], fmt), 1) if vs is not None else None
@@ -103,8 +104,9 @@ def metric_values(
                 if value is not None:
                     values.setdefault(path.name, []).append(value)
         return MetricValues(values)
-    with Store.open(db) as store:
-        view_run = run_view(store, run, alpha, with_example=False)
+    with Store.open(db, create=False) as store:
+        # the picture shows values and medians only: no comparison (its power simulation took 20 s)
+        view_run = run_view(store, run, alpha, with_example=False, with_comparisons=False)
     values = {v: [] for v in view_run.variants}
     for sample in view_run.samples:
         value = sample.metrics.get(metric)
@@ -159,13 +161,23 @@ def _outcome(value: str) -> Outcome:
 
 
 def run_view(
-    store: Store, run: str, alpha: float, with_example: bool = True, with_diffs: bool = False
+    store: Store,
+    run: str,
+    alpha: float,
+    with_example: bool = True,
+    with_diffs: bool = False,
+    example_index: int | None = None,
+    with_comparisons: bool = True,
 ) -> RunView:
-    """Return a stored run as a RunView: samples, per-variant summaries, comparisons against the
-    first variant (Holm-adjusted), failed boots, environment, optionally its first OK boot and,
-    with ``with_diffs``, each other variant's diff against the first (``bootscope diff``).
+    """Return a stored run as a RunView: samples, per-variant summaries, with ``with_comparisons``
+    the comparisons against the first variant (Holm-adjusted; no power advice, which no view
+    shows), failed boots, environment (each variant's QEMU command line where they differ),
+    optionally an example boot (``example_index``, the run's boot index; default its first boot
+    that counts) and, with ``with_diffs``, each other variant's diff against the first
+    (``bootscope diff``).
 
-    Raises StoreError for an unknown run; a metric that cannot be compared is left out of the table.
+    Raises StoreError for an unknown run, InputError for an ``example_index`` that is not a boot
+    of the run; a metric that cannot be compared is left out of the table.
     """
     exp = store.experiment(run)
     records = store.boots(exp.id)
@@ -185,7 +197,7 @@ def run_view(
         values = store.samples(exp.id, metric)
         summaries[metric] = tuple(summarize(v, name, alpha) for name, v in values.items() if v)
         usable = {name: v for name, v in values.items() if len(v) >= 2}
-        if len(usable) >= 2:
+        if with_comparisons and len(usable) >= 2:
             base, *others = usable
             # StatsError: e.g. too few distinct values; the distributions still show the samples.
             with contextlib.suppress(StatsError):
@@ -194,7 +206,7 @@ def run_view(
                     {n: usable[n] for n in others},
                     metric,
                     unit_of(metric),
-                    Options(alpha=alpha),
+                    Options(alpha=alpha, power=False),
                     base,
                 )
     failures = tuple(
@@ -204,15 +216,23 @@ def run_view(
     environment.append(
         ("accelerator", f"{exp.accel} ({exp.accel_reason})" if exp.accel_reason else exp.accel)
     )
-    if final and final[0].command:
-        environment.append(("QEMU command line", " ".join(final[0].command)))
+    environment += _command_lines(final, variants)
     releases = sorted({b.kernel_release for b in final if b.kernel_release})
     environment.append(("kernel releases", ", ".join(releases) or "not recorded"))
     environment += [("created", exp.created), ("status", exp.status), ("order seed", str(exp.seed))]
     example = None
-    counting = [b for b in final if b.counts]
-    if with_example and counting:
-        example = stored_boot(store, exp.id, counting[0].index, records)
+    if example_index is not None:
+        if example_index not in {b.index for b in final}:
+            indexes = sorted(b.index for b in final)
+            raise InputError(
+                f"--boot {example_index}: run {exp.id} has no such boot; its boots are "
+                f"{_index_ranges(indexes) or 'none'}"
+            )
+        example = stored_boot(store, exp.id, example_index, records)
+    elif with_example:
+        counting = [b for b in final if b.counts]
+        if counting:
+            example = stored_boot(store, exp.id, counting[0].index, records)
     diffs = _diffs(store, exp.id, variants, alpha) if with_diffs and len(variants) >= 2 else ()
     return RunView(
         title=f"bootscope run {exp.id}",
@@ -226,6 +246,30 @@ def run_view(
         example=example,
         diffs=diffs,
     )
+
+
+def _command_lines(final: Sequence[BootRecord], variants: Sequence[str]) -> list[tuple[str, str]]:
+    """Return the QEMU command line as one row when every variant used the same, else one row per
+    variant (its first boot's), in the run's variant order."""
+    by_variant: dict[str, str] = {}
+    for boot in final:
+        if boot.command and boot.variant not in by_variant:
+            by_variant[boot.variant] = " ".join(boot.command)
+    if len(set(by_variant.values())) <= 1:
+        return [("QEMU command line", line) for line in list(by_variant.values())[:1]]
+    order = [v for v in variants if v in by_variant] + [v for v in by_variant if v not in variants]
+    return [(f"QEMU command line ({name})", by_variant[name]) for name in order]
+
+
+def _index_ranges(indexes: Sequence[int]) -> str:
+    """Return sorted boot indexes as ranges: [1, 2, 3, 5] -> "1-3, 5"."""
+    ranges: list[list[int]] = []
+    for index in indexes:
+        if ranges and index == ranges[-1][1] + 1:
+            ranges[-1][1] = index
+        else:
+            ranges.append([index, index])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in ranges)
 
 
 def _diffs(store: Store, run: int, variants: Sequence[str], alpha: float) -> tuple[DiffResult, ...]:

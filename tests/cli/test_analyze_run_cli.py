@@ -106,5 +106,5 @@ def test_missing_boot_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[
             main()
     finally:
         sys.argv = saved
-    assert exit_.value.code == 4
+    assert exit_.value.code == 2  # a boot that is not there: bad input, not a failed store
     assert capsys.readouterr().err.strip() == f"bootscope: error: {db}: experiment 1 has no boot 2"

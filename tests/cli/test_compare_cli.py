@@ -104,7 +104,8 @@ def test_logs_directories_real_boot_logs(tmp_path: Path, data_dir: Path) -> None
     assert doc["metric"] == "kernel_init_s"
     assert doc["a"]["name"] == "smp1" and doc["a"]["n"] == 2 and doc["b"]["n"] == 2
     assert "Run /init" in doc["definition"]
-    assert doc["verdict"] == "no significant difference"  # two boots a side cannot settle anything
+    # Two boots a side cannot settle anything: the smallest possible p is 2 / C(4, 2) = 1/3.
+    assert doc["verdict"] == "cannot tell" and "smallest possible p = 0.33" in doc["cannot_tell"]
 
 
 def test_stored_run_every_variant_against_baseline(

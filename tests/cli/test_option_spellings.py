@@ -79,7 +79,7 @@ def test_runs_json_alias_prints_the_same_with_a_note(
 @pytest.mark.parametrize(
     ("args", "code", "error"),
     [
-        (["run", "--resume", "9"], 4, "no experiment 9"),
+        (["run", "--resume", "9"], 2, "no experiment 9"),  # a run that is not there: bad input
         (["kexec"], 2, "give the FROM kernel"),
     ],
 )
@@ -122,3 +122,96 @@ def test_kexec_mem_list_still_makes_variants(tmp_path: Path, capsys: pytest.Capt
     lines = err.strip().splitlines()
     assert code == 2 and len(lines) == 2 and lines[0].startswith(f"{NOTE} --mem 1024,2048")
     assert "--variant or --mem-sweep" in lines[1]
+
+
+# Issue 26, point 14: `--json` is the old spelling of `--format json` in every command that has a
+# --format, not only in those that once had it (`latency analyze --json` was refused); `--alpha` is
+# the significance level everywhere (`latency analyze --confidence` was its complement).
+JSON_NOTE = f"{NOTE} --json is now --format json; the old spelling goes in the next release"
+CYCLICTEST_H100 = "latency/cyclictest-h100.json"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["latency", "analyze", CYCLICTEST_H100],
+        ["compare", "--a", SEED_A, "--b", SEED_B],
+        ["analyze", "debian-6.1-cloud-smp2.log"],
+    ],
+)
+def test_json_is_format_json_with_a_note_in_every_command(
+    args: list[str], data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = [str(data_dir / a) if a.endswith((".json", ".log")) else a for a in args]
+    code, new, err = _here(capsys, *args, "--format", "json")
+    assert code == 0 and NOTE not in err
+    code, old, err = _here(capsys, *args, "--json")
+    assert code == 0 and old == new
+    assert JSON_NOTE in err.splitlines()
+    for both in (["--json", "--format", "table"], ["--format=table", "--json"]):
+        code, _, err = _here(capsys, *args, *both)
+        assert code == 2 and err.splitlines()[-1] == "bootscope: error: --json and --format table disagree"
+
+
+def test_json_as_a_value_or_after_double_dash_is_left_alone(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _here(capsys, "compare", "--a", "--json", "--b", SEED_B)
+    assert code == 2 and err == "bootscope: error: --a:1: '--json' is not a number\n"
+    code, _, err = _here(capsys, "compare", "--a", SEED_A, "--b", SEED_B, "--", "--json")
+    assert code == 2 and NOTE not in err  # the extra argument is the RUN: two inputs given
+
+
+def test_json_where_there_is_no_format_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _here(capsys, "kernels", "--json")
+    assert code == 2 and NOTE not in err and "No such option: --json" in out + err
+
+
+def test_latency_analyze_alpha_and_its_old_spelling(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = str(data_dir / CYCLICTEST_H100)
+    code, default, _ = _here(capsys, "latency", "analyze", path, "--format", "json")
+    assert code == 0
+    # The document states the confidence of each quantile interval: 1 - alpha.
+    assert {q["confidence"] for row in json.loads(default)["rows"] for q in row["quantiles"]} == {0.95}
+    code, strict, err = _here(capsys, "latency", "analyze", path, "--format", "json", "--alpha", "0.01")
+    assert code == 0 and NOTE not in err
+    assert {q["confidence"] for row in json.loads(strict)["rows"] for q in row["quantiles"]} == {0.99}
+    code, old, err = _here(capsys, "latency", "analyze", path, "--format", "json", "--confidence", "0.99")
+    assert code == 0 and old == strict
+    assert (
+        err.strip()
+        == f"{NOTE} --confidence 0.99 is now --alpha 0.01; the old spelling goes in the next release"
+    )
+    code, _, err = _here(capsys, "latency", "analyze", path, "--confidence", "0.99", "--alpha", "0.05")
+    assert (
+        code == 2 and err.splitlines()[-1] == "bootscope: error: --confidence 0.99 and --alpha 0.05 disagree"
+    )
+    code, _, err = _here(capsys, "latency", "analyze", path, "--alpha", "1.5")
+    assert code == 2 and err == "bootscope: error: --alpha must lie between 0 and 1, not 1.5\n"
+
+
+@pytest.mark.parametrize(
+    ("command", "shown", "hidden"),
+    [
+        (["latency", "analyze"], ["--alpha", "--format"], ["--confidence", "--json"]),
+        (["compare"], ["--alpha", "--a-logs", "--b-logs"], ["--json", "--confidence"]),
+        (["diff"], ["--alpha", "--a-logs", "--b-logs"], ["--json"]),
+        (["fleet", "compare"], ["--alpha"], ["--json"]),
+    ],
+)
+def test_one_name_for_the_significance_level_and_the_logs(
+    command: list[str],
+    shown: list[str],
+    hidden: list[str],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, _ = _here(capsys, *command, "--help")
+    assert code == 0
+    for option in shown:
+        assert _listed(out, option), (option, out)
+    for option in hidden:
+        assert not _listed(out, option), (option, out)
+    if "--a-logs" in shown:
+        assert "a log file, a directory of logs or a quoted glob (repeat)" in " ".join(out.split())

@@ -336,7 +336,7 @@ def test_disk_is_attached_and_never_modified(cloud_kernel: Path, tmp_path: Path)
             2,
             "which a disk without an initrd does not use",
         ),
-        (["run", "--resume", "9"], 4, "no experiment 9"),
+        (["run", "--resume", "9"], 2, "no experiment 9"),  # a run that is not there: bad input
         (["export", "latest", "--format", "xml"], 2, "json, csv or kcidb"),
         (["run", "/no/such/bzImage", "--format", "yaml"], 2, "choose table or json"),
         (["kexec", "/no/such/bzImage", "--mem", "lots"], 2, "--mem takes MiB"),

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from cli_here import run_in_process
-from images import assert_png_drawn
+from images import assert_png_drawn, points, record_figures, tick_labels
 
 from bootscope.lab.plans.boot import Plan, VariantSpec
 from bootscope.store import BootRecord, Store, VariantRecord
@@ -70,10 +70,13 @@ def _stored_series(db: Path, levels: list[float], n: int) -> int:
         return record.id
 
 
-def test_history_from_a_stored_run_json_and_plot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_history_from_a_stored_run_json_and_plot(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     db = tmp_path / "h.db"
     run = _stored_series(db, [2.0, 2.0, 2.0, 2.5, 2.5], 5)
     png = tmp_path / "series.png"
+    saved = record_figures(monkeypatch)
     done = _here(
         capsys, "history", "--from-run", str(run), "--db", str(db), "--format", "json", "--plot", str(png)
     )
@@ -85,6 +88,14 @@ def test_history_from_a_stored_run_json_and_plot(tmp_path: Path, capsys: pytest.
     assert data["change_points"][0]["shift"]["estimate"] == pytest.approx(0.5, abs=0.03)
     assert "Pettitt" in data["method"]
     assert_png_drawn(png)
+    # The picture: every stored boot a dot at its variant's position, the change between v2 and v3.
+    with Store.open(db) as store:
+        stored = store.samples(run, "kernel_init_s")
+    (ax,) = saved[0].axes
+    assert [sorted(dots[:, 1]) for dots in points(ax)] == [sorted(stored[f"v{i}"]) for i in range(5)]
+    assert tick_labels(ax) == ["v0", "v1", "v2", "v3", "v4"]
+    (change,) = [line for line in ax.lines if line.get_linestyle() == "--"]
+    assert list(change.get_xdata()) == [2.5, 2.5]
     table = _here(capsys, "history", "--from-run", str(run), "--db", str(db))
     assert table.returncode == 0 and "change between v2 and v3" in table.stdout
 

@@ -50,10 +50,21 @@ def _final(store: Store, exp_id: int) -> list[BootRecord]:
 
 
 @pytest.fixture(scope="module")
-def two_workers() -> Iterator[str]:
+def two_workers_cluster() -> Iterator[str]:
     """A real local Dask cluster: two worker processes (nanny-restarted), one boot slot each."""
     with local_boot_cluster() as address:
         yield address
+
+
+@pytest.fixture
+def two_workers(two_workers_cluster: str) -> str:
+    """The module's cluster with both workers connected before each test: the kill test leaves a
+    nanny restarting its worker, and the next test must not depend on running after the restart."""
+    from distributed import Client
+
+    with Client(two_workers_cluster, timeout=60) as client:
+        client.wait_for_workers(2, timeout=180)
+    return two_workers_cluster
 
 
 def test_scheduler_addresses() -> None:
@@ -136,7 +147,7 @@ def test_a_second_result_for_a_slot_is_not_stored(tmp_path: Path) -> None:
 def test_a_worker_killed_mid_boot_loses_nothing_and_stores_nothing_twice(
     two_workers: str, tmp_path: Path
 ) -> None:
-    # Last of the tests on this cluster: one of its workers dies (its nanny starts a new one).
+    # One of the cluster's workers dies (its nanny starts a new one; two_workers waits for it).
     flag = tmp_path / "died"
     factory = functools.partial(dying_fake, str(flag), "fake.init_ms=1500")
     with (

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from cli_here import run_in_process
-from images import assert_png_drawn
+from images import assert_png_drawn, lines_labelled, record_figures
 
 from bootscope import metrics
 from bootscope.errors import InputError
@@ -254,8 +254,22 @@ def test_bad_latency_options_exit_2_with_one_line(tmp_path: Path, capsys: pytest
         assert "Traceback" not in err and err.strip()
 
 
+def _histograms_in_store(db: str, exp: int) -> dict[str, dict[int, int]]:
+    """Per variant, the cyclictest histogram rows of its stored transcripts added up ({us: samples}),
+    read here line by line (a plain reader, not the product's parser)."""
+    pooled: dict[str, dict[int, int]] = {}
+    with Store.open(db) as store:
+        for boot in store.boots(exp):
+            counts = pooled.setdefault(boot.variant, {})
+            for line in store.boot_log(exp, boot.index):
+                us, _, row = line.text.partition(" ")
+                if len(us) == 6 and us.isdigit():
+                    counts[int(us)] = counts.get(int(us), 0) + sum(int(c) for c in row.split("\t"))
+    return {variant: {us: n for us, n in counts.items() if n} for variant, counts in pooled.items()}
+
+
 def test_show_renders_a_stored_run_with_a_threshold_and_html(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store, exp, _ = run_fake(tmp_path, {"b": 5}, 2, ["a", "b"])
     store.close()
@@ -273,8 +287,17 @@ def test_show_renders_a_stored_run_with_a_threshold_and_html(
     assert run_in_process("latency", "show", str(exp), "--db", db, "--format", "json") == 0
     assert json.loads(capsys.readouterr().out)["exceedance_threshold_us"] is not None
     slide = tmp_path / "tails.png"
+    saved = record_figures(monkeypatch)
     assert run_in_process("latency", "show", str(exp), "--db", db, "--plot", str(slide)) == 0
     assert_png_drawn(slide)  # 1920x1080, decodes, drawn in several colours
+    (figure,) = saved
+    histogram, survival = figure.axes
+    drawn = {label: y for label, _, y in lines_labelled(histogram)}  # y[us]: samples, NaN for none
+    shown = {v: {us: int(n) for us, n in enumerate(y) if n == n} for v, y in drawn.items()}
+    assert shown == _histograms_in_store(db, exp)
+    for label, _, beyond in lines_labelled(survival):  # P(latency > x): a fraction that never rises
+        kept = beyond[beyond == beyond]
+        assert label in drawn and 0 < kept[-1] <= kept[0] <= 1 and np.all(np.diff(kept) <= 0)
 
 
 def test_ten_runs_give_a_gev_fit_with_return_levels(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from images import assert_png_drawn
+from cli_here import run_in_process
+from images import assert_png_drawn, lines_labelled, record_figures
 
 LOG = Path(__file__).resolve().parents[1] / "data" / "debian-6.1-cloud-initcall-smp4.log"
 LOG1 = Path(__file__).resolve().parents[1] / "data" / "debian-6.1-cloud-initcall-smp1.log"
@@ -20,7 +22,15 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_report_trace_and_plot_from_a_log(tmp_path: Path) -> None:
+def _run_init_s(log: Path) -> float:
+    """kernel_init_s read off the log by hand: the time stamp of its `Run /init as init process`."""
+    (stamp,) = re.findall(r"\[\s*(\d+\.\d+)\] Run /init as init process", log.read_text(errors="replace"))
+    return float(stamp)
+
+
+def test_report_trace_and_plot_from_a_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     html, trace, png = tmp_path / "r.html", tmp_path / "t.json", tmp_path / "g.png"
     done = _cli("report", str(LOG), "--vs", str(LOG1), "-o", str(html))
     assert done.returncode == 0, done.stderr
@@ -29,9 +39,14 @@ def test_report_trace_and_plot_from_a_log(tmp_path: Path) -> None:
     assert _cli("trace", str(LOG), "-o", str(trace)).returncode == 0
     events = json.loads(trace.read_text())["traceEvents"]
     assert sum(1 for e in events if e.get("cat") == "initcall") == 575
-    done = _cli("plot", str(LOG), str(LOG1), "--kind", "ecdf", "-o", str(png))
-    assert done.returncode == 0, done.stderr
+    # Drawn in this process, so that the picture can be read: one step per log, at its kernel_init_s.
+    saved = record_figures(monkeypatch)
+    code = run_in_process("plot", str(LOG), str(LOG1), "--kind", "ecdf", "-o", str(png))
+    assert code == 0, capsys.readouterr().err
     assert_png_drawn(png)
+    (figure,) = saved
+    steps = {label: (list(x), list(y)) for label, x, y in lines_labelled(figure.axes[0])}
+    assert steps == {f"{log.name} (n=1)": ([_run_init_s(log)], [1.0]) for log in (LOG, LOG1)}
 
 
 def test_run_report_and_trace_from_the_store(tmp_path: Path, stored_run: Path) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from images import assert_png_drawn
+from images import assert_png_drawn, bars
 
 from bootscope.errors import InputError
 from bootscope.report.diff_plot import bar_rows, plot_diff
@@ -69,16 +69,19 @@ def test_bars_follow_diffs_ranking_and_name_what_is_left(tmp_path: Path) -> None
     )
     rows = bar_rows(result, top=10)
     ranked = [f"{c.kind} {c.name}" for c in result.attribution.components]
-    assert [row.label for row in rows] == ["total kernel_init_s", *ranked, "left unexplained"]
+    left = "unexplained (not by a moved phase)"  # the one unexplained figure, drawn always
+    assert [row.label for row in rows] == ["total kernel_init_s", *ranked, left]
     assert rows[1].label == "phase setup" and rows[1].moved and rows[1].shift_s == pytest.approx(0.3)
     assert rows[-1].shift_s == pytest.approx(rows[0].shift_s - 0.3, abs=1e-6)
     assert [row.label for row in bar_rows(result, top=1)] == [
         "total kernel_init_s",
         "phase setup",
-        "left unexplained",
+        left,
     ]
     png = tmp_path / "bars.png"
-    plot_diff(result, 10, png)
+    drawn = sorted(bars(plot_diff(result, 10, png).axes[0]), key=lambda bar: -bar.y_centre)  # top first
+    assert [bar.width for bar in drawn] == pytest.approx([row.shift_s for row in rows])
+    assert drawn[1].width == pytest.approx(0.3)  # setup's bar, by hand
     assert_png_drawn(png)
     with pytest.raises(InputError, match="png"):
         plot_diff(result, 10, tmp_path / "bars.jpg")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from cli_here import run_in_process
-from images import assert_png_drawn
+from images import assert_png_drawn, bars, record_figures, tick_label_at
 
 from bootscope.lab.plans.boot import Plan, VariantSpec
 from bootscope.store import Store
@@ -47,7 +47,9 @@ def _diff(capsys: pytest.CaptureFixture[str], db: Path, *args: str) -> dict:  # 
 
 
 @pytest.mark.boot
-def test_diff_names_cpu_bringup_for_a_second_cpu(smp_boots: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_diff_names_cpu_bringup_for_a_second_cpu(
+    smp_boots: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     by_phase = _diff(capsys, smp_boots, "--by", "phase")
     phases = {c["name"]: c for c in by_phase["components"]}
     bringup = phases["smp_bringup"]
@@ -60,10 +62,23 @@ def test_diff_names_cpu_bringup_for_a_second_cpu(smp_boots: Path, capsys: pytest
     # The phases add up to kernel_init_s in every boot, so their shifts land within the total's interval.
     total_low, total_high = by_phase["total"]["ci"]
     assert total_low <= by_phase["decomposition"]["phase"]["sum_of_shifts"] <= total_high
-    # The same ranking drawn as bars: a 1920 x 1080 picture with ink on it.
+    # The same ranking drawn as bars: the total on top, then the phases in diff's order, each bar as
+    # long as the shift diff reports; a 1920 x 1080 picture with ink on it.
     png = smp_boots.parent / "smp.png"
-    _diff(capsys, smp_boots, "--by", "phase", "--plot", str(png))
+    saved = record_figures(monkeypatch)
+    plotted = _diff(capsys, smp_boots, "--by", "phase", "--plot", str(png))
     assert_png_drawn(png)
+    ax = saved[-1].axes[0]
+    label_at = tick_label_at(ax, "y")
+    rows = [(label_at[round(b.y_centre)], b.width) for b in sorted(bars(ax), key=lambda b: -b.y_centre)]
+    assert rows[0] == ("total kernel_init_s", pytest.approx(plotted["total"]["shift"]))
+    ranked = [
+        (f"phase {c['name']}" + (" (moved)" if c["moved"] else ""), pytest.approx(c["shift"]["estimate"]))
+        for c in plotted["components"]
+        if c["shift"]["estimate"] is not None
+    ]
+    assert rows[1:-1] == ranked[: len(rows) - 2] and rows[-1][0].startswith("unexplained")
+    assert dict(rows)["phase smp_bringup (moved)"] == pytest.approx(bringup["shift"]["estimate"])
     by_cpu = _diff(capsys, smp_boots, "--by", "cpu")
     (cpu1,) = by_cpu["components"]
     assert (cpu1["name"], cpu1["status"], cpu1["b"]["n"]) == ("cpu1", "appeared", BOOTS_PER_VARIANT)

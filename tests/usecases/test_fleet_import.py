@@ -2,7 +2,10 @@
 tests/data (and tests/data/hw), with a metadata CSV, through the real CLI, SQLite, Parquet and DuckDB.
 
 The planted-regression fleet is SYNTHETIC (bench/fleet_gen.py: real logs with per-host scaled
-timestamps); the summary's numbers are checked against numpy on the values the logs hold.
+timestamps); the summary's numbers are checked against numpy on the values the logs hold, as a
+separate reader reads them off the raw text (tests/fleet_logs.py: a few regexes, none of bootscope's
+parser), itself checked against the lines read by hand below; the intervals' ranks are enumerated
+there and the failure rates' ends come from scipy's beta quantiles, never from bootscope.stats.
 """
 
 from __future__ import annotations
@@ -15,9 +18,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from cli_here import run_in_process
+from fleet_logs import ReadBoot, equal_tailed_ranks, read_boots
+from scipy.stats import beta
 
 from bench.fleet_gen import make_fleet
-from bootscope.stats.latency import clopper_pearson, order_statistic_ranks
 from bootscope.usecases.fleet.logfile import read_fleet_file
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -52,6 +56,48 @@ def _fleet(root: Path) -> tuple[Path, Path]:
     return fleet, root / "hosts.csv"
 
 
+def _exact_binomial_ci(k: int, n: int) -> list[float]:
+    """The exact (Clopper-Pearson) 95 % interval of k in n, from the beta distribution's quantiles."""
+    low = 0.0 if k == 0 else float(beta.ppf(0.025, k, n - k + 1))
+    high = 1.0 if k == n else float(beta.ppf(0.975, k + 1, n - k))
+    return [low, high]
+
+
+def test_the_reader_reads_what_the_logs_say() -> None:
+    # By hand, each log's "Run /init as init process" line (file:line):
+    expected = {
+        # debian-6.1-cloud-smp2.log:350 "[    3.194636] Run /init as init process"
+        "debian-6.1-cloud-smp2.log": [ReadBoot("ok", 3.194636)],
+        # debian-6.1-cloud-initcall-smp1.log:1510 "[    2.661367] Run /init as init process"
+        "debian-6.1-cloud-initcall-smp1.log": [ReadBoot("ok", 2.661367)],
+        # debian-6.1-cloud-initcall-smp4.log:1530 "[    4.096560] Run /init as init process"
+        "debian-6.1-cloud-initcall-smp4.log": [ReadBoot("ok", 4.09656)],
+        # debian-6.1-cloud-smp2-dmesg-r.log:338 "<6>[    2.859905] Run /init as init process"
+        "debian-6.1-cloud-smp2-dmesg-r.log": [ReadBoot("ok", 2.859905)],
+        # multiboot-6.1-cloud-smp2-then-smp1.log: banners at lines 3 and 377; "[    3.194636] Run /init
+        # as init process" at 350, "[    2.661367] Run /init as init process" at 1883
+        "multiboot-6.1-cloud-smp2-then-smp1.log": [ReadBoot("ok", 3.194636), ReadBoot("ok", 2.661367)],
+        # debian-6.1-cloud-smp2-journal.json: two _BOOT_IDs; lines 334 and 674 are
+        # {"__MONOTONIC_TIMESTAMP": "2859905", ..., "MESSAGE": "Run /init as init process"}
+        "debian-6.1-cloud-smp2-journal.json": [ReadBoot("ok", 2.859905), ReadBoot("ok", 2.859905)],
+        # hw/arm64-xgene-mustang-4.19-dmesg.log:75 "[    1.522958] Run /init as init process"
+        "hw/arm64-xgene-mustang-4.19-dmesg.log": [ReadBoot("ok", 1.522958)],
+        # hw/x86-epyc7262-romed8-6.3-dmesg.log: a banner (line 1), no "Run /init", no panic (cut at 0.42 s)
+        "hw/x86-epyc7262-romed8-6.3-dmesg.log": [ReadBoot("incomplete", None)],
+        # hw/x86-t61p-2.6.25-untimed.log: a mail's console paste, not one "[  N.N]" stamp
+        "hw/x86-t61p-2.6.25-untimed.log": None,
+        # fleet/lava-qemu-smp2-output.yaml:355 "msg": "[    3.194636] Run /init as init process"
+        "fleet/lava-qemu-smp2-output.yaml": [ReadBoot("ok", 3.194636)],
+    }
+    assert set(expected) == {name for name, *_ in REAL}
+    for name, boots in expected.items():
+        assert read_boots(DATA / name) == boots, name
+    # and a panic, before init (hw/riscv64-milkv-meles-...: "Kernel panic - not syncing: VFS: Unable
+    # to mount root fs on unknown-block(179,4)", no "Run /init")
+    meles = DATA / "hw" / "riscv64-milkv-meles-th1520-5.10-uboot-opensbi-panic.log"
+    assert read_boots(meles) == [ReadBoot("failed", None)]
+
+
 def _json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, object]:
     capsys.readouterr()
     code = run_in_process(*args, "--format", "json")
@@ -77,16 +123,19 @@ def test_import_is_idempotent_lists_bad_files_and_summary_matches_numpy(
     third = _json(capsys, "fleet", "import", str(tmp_path / "copy.log"), "--db", db)
     assert third["imported"] == 0 and third["already_stored"] == 1
 
-    # independent: each file's boots read one by one, numpy on their kernel_init_s per model
+    # each file's boots as the test's own reader reads the raw text; numpy on their kernel_init_s
     by_model: dict[str, list[float]] = {}
     failed: dict[str, int] = {}
+    incomplete: dict[str, int] = {}
     boots: dict[str, int] = {}
     for name, _host, model, _kernel, _cohort in REAL:
-        result = read_fleet_file(str(fleet / name.replace("/", "-")))
-        for boot in result.boots:
+        for boot in read_boots(DATA / name) or []:
             boots[model] = boots.get(model, 0) + 1
             if boot.outcome == "ok":
-                by_model.setdefault(model, []).append(boot.metrics["kernel_init_s"])
+                assert boot.kernel_init_s is not None
+                by_model.setdefault(model, []).append(boot.kernel_init_s)
+            elif boot.outcome == "incomplete":
+                incomplete[model] = incomplete.get(model, 0) + 1
             else:
                 failed[model] = failed.get(model, 0) + 1
     summary = _json(capsys, "fleet", "summary", "--by", "model", "--db", db)
@@ -98,7 +147,7 @@ def test_import_is_idempotent_lists_bad_files_and_summary_matches_numpy(
     for p in (0.5, 0.9, 0.99):
         key = f"p{round(p * 100)}"
         assert groups["qemu"][key] == pytest.approx(float(np.quantile(qemu, p, method="inverted_cdf")))
-        low, high = order_statistic_ranks(qemu.size, p, 0.95)
+        low, high = equal_tailed_ranks(qemu.size, p, 0.95)
         assert groups["qemu"][key + "_ci"][0] == pytest.approx(qemu[low - 1])
         assert groups["qemu"][key + "_ci"][1] == (
             pytest.approx(qemu[high - 1]) if high <= qemu.size else None
@@ -106,9 +155,17 @@ def test_import_is_idempotent_lists_bad_files_and_summary_matches_numpy(
     for model, group in groups.items():
         assert group["n"] == len(by_model.get(model, [])) and group["boots"] == boots[model]
         assert group["failed"] == failed.get(model, 0)
-        assert group["failed_ci"] == pytest.approx(list(clopper_pearson(failed.get(model, 0), boots[model])))
-    # the epyc dmesg never shows "Run /init": one failed boot, no time
-    assert groups["epyc"]["failed"] == 1 and groups["epyc"]["p50"] is None
+        assert group["incomplete"] == incomplete.get(model, 0)
+        # the failure rate's base: the boots whose log says how they ended (ok + failed)
+        decided = boots[model] - incomplete.get(model, 0)
+        if decided:
+            assert group["failed_ci"] == pytest.approx(_exact_binomial_ci(failed.get(model, 0), decided))
+        else:
+            assert group["failed_ci"] is None and group["failed_rate"] is None
+    # the epyc dmesg is cut before "Run /init" (its first 0.42 s) and shows no failure: incomplete,
+    # not failed (issue 25), and no time
+    assert groups["epyc"]["failed"] == 0 and groups["epyc"]["incomplete"] == 1
+    assert groups["epyc"]["p50"] is None
 
     two = _json(capsys, "fleet", "summary", "--by", "model,kernel", "--metric", "userspace_s", "--db", db)
     assert {(g["model"], g["kernel"]) for g in two["groups"]} == {  # type: ignore[attr-defined]

@@ -4,8 +4,11 @@ The files are hashed here first (sha256 of their bytes): a file whose hash the s
 or that appeared earlier in the same import, is skipped, so importing twice stores once. The rest
 are analysed in a process pool (one analysis per file, in chunks of files per task so that a
 thousand small logs do not cost a thousand round trips) and written by this process alone, in
-batches of files, one transaction each. A file that cannot be read or timed is counted and listed,
-never a reason to stop.
+batches of files, one transaction each. A file that cannot be read or timed, or that holds no kernel
+line (a README quoting one stamped line), is counted and listed, never a reason to stop. Pasted
+systemd-analyze output is imported as one boot of userspace timings and counted apart
+(``systemd_pastes``). A field that a boot's log gives (``arch``, ``cpus``,
+``memory_gib``) is left out where the metadata CSV gives the same field for the file.
 """
 
 from __future__ import annotations
@@ -14,15 +17,27 @@ import csv
 import hashlib
 import os
 import time
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from bootscope.errors import InputError, ParseError
 from bootscope.store import Store
-from bootscope.store.fleet import FleetFile, known_hashes, record_files
-from bootscope.usecases.fleet.logfile import FileBoots, read_fleet_files
+from bootscope.store.fleet import (
+    OUTCOME_FAILED,
+    OUTCOME_INCOMPLETE,
+    OUTCOME_NOT_RUN,
+    OUTCOME_OK,
+    FleetBoot,
+    FleetFile,
+    known_hashes,
+    record_files,
+)
+from bootscope.usecases.fleet.host_fields import LOG_FIELDS
+from bootscope.usecases.fleet.logfile import SYSTEMD_FORMAT, FileBoots, read_fleet_files
+from bootscope.usecases.fleet.results import OutcomeCounts
 
 META_FILE_COLUMN = "file"
 FILES_PER_TASK = 16  # a task of 16 small logs takes ~0.1 s: pool overhead stays a few percent
@@ -41,7 +56,9 @@ class FleetInput:
 @dataclass(frozen=True, slots=True)
 class ImportReport:
     """What an import did: files found, imported, already stored (or repeated), boots stored, the
-    bad files with their one-line reasons, files the metadata CSV did not name, and the seconds."""
+    bad files with their one-line reasons, files the metadata CSV did not name, the seconds, and
+    how many of the imported files were systemd-analyze pastes (userspace timings, no kernel log)
+    and the imported boots by outcome."""
 
     files: int
     imported: int
@@ -50,6 +67,8 @@ class ImportReport:
     bad: tuple[tuple[str, str], ...]
     without_meta: int
     elapsed_s: float
+    systemd_pastes: int = 0
+    counts: OutcomeCounts = field(default_factory=OutcomeCounts)
 
     @property
     def failure(self) -> ParseError | None:
@@ -163,6 +182,14 @@ def _analysed(paths: Sequence[str], workers: int) -> Iterator[FileBoots]:
             yield from batch
 
 
+def _under_given(boot: FleetBoot, given: Mapping[str, str]) -> FleetBoot:
+    """``boot`` without the log fields that the file's metadata gives too (the CSV wins: a stored
+    boot's own metadata would otherwise be read over the file's)."""
+    if not given or not any(key in given for key in LOG_FIELDS):
+        return boot
+    return replace(boot, meta={k: v for k, v in boot.meta.items() if k not in LOG_FIELDS or k not in given})
+
+
 def import_fleet(
     store: Store, targets: Sequence[str], meta_csv: Path | None = None, workers: int | None = None
 ) -> ImportReport:
@@ -189,19 +216,22 @@ def import_fleet(
     repeated = len(hashes) - len(todo)
     meta_of = {item.path: item.meta for item in todo}
     pending: list[FleetFile] = []
-    imported = boots = 0
+    imported = boots = pastes = 0
+    outcomes: Counter[str] = Counter()
     for result in _analysed([item.path for item in todo], workers or os.cpu_count() or 1):
         if result.error is not None:
             bad.append((result.path, result.error))
             continue
         meta = meta_of[result.path]
+        pastes += result.format == SYSTEMD_FORMAT
+        outcomes.update(boot.outcome for boot in result.boots)
         pending.append(
             FleetFile(
                 path=result.path,
                 sha256=hashes[result.path],
                 format=result.format,
                 meta=meta,
-                boots=result.boots,
+                boots=tuple(_under_given(boot, meta) for boot in result.boots),
             )
         )
         if len(pending) >= FILES_PER_TRANSACTION:
@@ -218,6 +248,13 @@ def import_fleet(
         bad=tuple(bad),
         without_meta=sum(1 for item in inputs if not item.meta) if meta_csv is not None else 0,
         elapsed_s=time.monotonic() - started,
+        systemd_pastes=pastes,
+        counts=OutcomeCounts(
+            outcomes[OUTCOME_OK],
+            outcomes[OUTCOME_FAILED],
+            outcomes[OUTCOME_INCOMPLETE],
+            outcomes[OUTCOME_NOT_RUN],
+        ),
     )
 
 

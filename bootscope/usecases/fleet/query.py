@@ -8,134 +8,56 @@ order statistic (intervals of quantiles, binomial intervals, the stratified shif
 Quantiles are order statistics: the p-quantile of n values is the value of rank ceil(p * n) (the
 inverse of the empirical distribution function; numpy's ``method="inverted_cdf"``), and its interval
 is the pair of order statistics that covers the true quantile with at least 95 % probability,
-whatever the distribution (``stats.latency.order_statistic_ranks``).
+whatever the distribution (``stats.latency.order_statistic_ranks``). Times come from ok boots only;
+failed, incomplete and not-run boots are counted apart (``results.py``).
+
+Fields for ``--by``, ``--strata`` and ``--cohort-field``: the metadata of the ``--meta`` CSV, the
+fields each log gives (``arch``, ``cpus``, ``memory_gib``: ``host_fields.py``), ``kernel_series``
+(from the kernel release) and the fixed columns (``kernel_release``, ``format``). Groups are in
+natural order ("4.19" before "5.10", "2" CPUs before "16").
 """
 
 from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from bootscope.errors import InputError
+from bootscope.metrics import UNIT_METRIC_PREFIX
 from bootscope.stats.latency import clopper_pearson, order_statistic_ranks
-from bootscope.stats.stratified import StratifiedShift, stratified_shift
-from bootscope.store.fleet import OUTCOME_FAILED, OUTCOME_OK
+from bootscope.stats.stratified import stratified_shift
+from bootscope.store.fleet import OUTCOME_FAILED, OUTCOME_INCOMPLETE, OUTCOME_NOT_RUN, OUTCOME_OK
 from bootscope.store.parquet import FIXED_COLUMNS, META_PREFIX, METRIC_PREFIX, ParquetSnapshot
+from bootscope.usecases.fleet.host_fields import DECIMAL_FIELDS, KERNEL_SERIES, LOG_FIELDS
+from bootscope.usecases.fleet.results import (
+    CONFIDENCE,
+    CohortComparison,
+    FleetSummary,
+    GroupSummary,
+    OutcomeCounts,
+    Outlier,
+    OutlierList,
+    QuantileValue,
+)
 
 QUANTILES = (0.5, 0.9, 0.99)
-CONFIDENCE = 0.95
 MAD_SCALE = 1.4826  # MAD * 1.4826 estimates the standard deviation of normal data
 OUTLIER_Z = 3.5  # Iglewicz and Hoaglin's cut for the modified z-score
-SLOWER = "slower"
-EXIT_SLOWER = 1
-
-
-@dataclass(frozen=True, slots=True)
-class QuantileValue:
-    """One quantile of a group: p, its value and its distribution-free interval (None: unbounded
-    above or too few boots for that confidence), in the metric's unit."""
-
-    p: float
-    value: float | None
-    low: float | None
-    high: float | None
-
-
-@dataclass(frozen=True, slots=True)
-class GroupSummary:
-    """One group of a fleet summary: its key values, boots with the metric (n), all boots, the
-    quantiles, failed boots and the failure rate's exact binomial interval."""
-
-    key: tuple[str | None, ...]
-    n: int
-    boots: int
-    quantiles: tuple[QuantileValue, ...]
-    failed: int
-    failed_ci: tuple[float, float] | None
-
-
-@dataclass(frozen=True, slots=True)
-class FleetSummary:
-    """``fleet summary``: the metric, the grouping fields and one row per group."""
-
-    metric: str
-    by: tuple[str, ...]
-    groups: tuple[GroupSummary, ...]
-    confidence: float = CONFIDENCE
-
-
-@dataclass(frozen=True, slots=True)
-class Outlier:
-    """A boot far from its group: group key, file, boot number, host (if the metadata names one),
-    its value, the group's median and MAD, and the modified z-score (value - median) / (1.4826 MAD)."""
-
-    key: tuple[str | None, ...]
-    path: str
-    boot: int
-    host: str | None
-    value: float
-    median: float
-    mad: float
-    z: float
-
-
-@dataclass(frozen=True, slots=True)
-class CohortComparison:
-    """``fleet compare``: the cohort field, the canary and control cohorts, the strata field (None:
-    one stratum) and the stratified shift."""
-
-    metric: str
-    cohort_field: str
-    canary: str
-    control: str
-    strata: str | None
-    result: StratifiedShift
-    alpha: float = 0.05
-
-    @property
-    def pooled_verdict(self) -> str:
-        """Return the pooled shift's verdict (see :func:`verdict`)."""
-        return verdict(*(self.result.ci or (None, None)))
-
-    @property
-    def stratum_verdicts(self) -> tuple[str, ...]:
-        """Return each stratum's verdict, in the strata's order: judged after Holm's correction over
-        the strata (``no difference`` when its Holm p is not below alpha and it has an interval)."""
-        return tuple(
-            verdict(*(s.ci or (None, None))) if s.p_holm < self.alpha or s.ci is None else "no difference"
-            for s in self.result.strata
-        )
-
-    @property
-    def exit_code(self) -> int:
-        """Return ``fleet compare``'s exit code: 1 when the canary is slower, pooled or in a stratum."""
-        return EXIT_SLOWER if SLOWER in (self.pooled_verdict, *self.stratum_verdicts) else 0
-
-
-@dataclass(frozen=True, slots=True)
-class OutlierList:
-    """``fleet outliers``: the metric, the grouping fields, the boots found and the z cut."""
-
-    metric: str
-    by: tuple[str, ...]
-    found: tuple[Outlier, ...]
-    z_cut: float
-
-
-def verdict(low: float | None, high: float | None) -> str:
-    """Return ``slower``, ``faster`` or ``no difference`` for an interval of canary - control
-    (lower is better for every boot metric); ``too few boots`` without an interval."""
-    if low is None or high is None:
-        return "too few boots"
-    if low > 0:
-        return SLOWER
-    if high < 0:
-        return "faster"
-    return "no difference"
+# kernel_series from the stored release: "6.1" of "6.1.0-56-cloud-amd64", "2.6.26" of "2.6.26-rc9"
+# (the 2.6 kernels' series is their third number); NULL where no release was printed
+_SERIES_SQL = (
+    "NULLIF(regexp_extract(CAST(kernel_release AS VARCHAR), '^(2\\.6\\.[0-9]+|[0-9]+\\.[0-9]+)', 1), '')"
+)
+_OUTCOMES = (
+    ("ok", OUTCOME_OK),
+    ("failed", OUTCOME_FAILED),
+    ("incomplete", OUTCOME_INCOMPLETE),
+    ("not_run", OUTCOME_NOT_RUN),
+)
 
 
 def connect() -> Any:
@@ -156,7 +78,8 @@ def _quote(name: str) -> str:
 
 
 class FleetView:
-    """The fleet boots of one Parquet snapshot as the DuckDB view ``boots``."""
+    """The fleet boots of one Parquet snapshot as the DuckDB view ``boots``; ``notes`` collects what
+    the queries should say about the fields they were given (a log field no boot holds)."""
 
     def __init__(self, snapshot: ParquetSnapshot) -> None:
         if not snapshot.parts:
@@ -165,25 +88,49 @@ class FleetView:
         files = ", ".join("'" + str(part).replace("'", "''") + "'" for part in snapshot.parts)
         self.con.execute(f"CREATE VIEW boots AS SELECT * FROM read_parquet([{files}], union_by_name = true)")
         self.columns = [row[0] for row in self.con.execute("DESCRIBE boots").fetchall()]
+        self.notes: list[str] = []
 
     def field(self, name: str) -> str:
-        """Return the quoted column of a metadata field or a fixed column (``kernel_release``,
-        ``format``, ``path``, ``outcome``); raises InputError naming the fields there are."""
+        """Return the SQL of a field: a metadata column, a fixed column (``kernel_release``,
+        ``format``, ``path``, ``outcome``), ``kernel_series`` (from the release), or NULL for a log
+        field (``arch``, ``cpus``, ``memory_gib``) that no stored boot holds (a note says so).
+        Raises InputError naming the fields there are."""
         if name in FIXED_COLUMNS:
             return _quote(name)
         if META_PREFIX + name in self.columns:
             return _quote(META_PREFIX + name)
+        if name == KERNEL_SERIES:
+            return _SERIES_SQL
+        if name in LOG_FIELDS:
+            note = (
+                f"no boot has the field {name}: no log states it, or the logs were imported by a"
+                " bootscope that did not store it (import them into a new --db to have it)"
+            )
+            if note not in self.notes:
+                self.notes.append(note)
+            return "NULL"
         known = sorted(c[len(META_PREFIX) :] for c in self.columns if c.startswith(META_PREFIX))
-        raise InputError(
-            f"no field {name!r} in the fleet; fields: {', '.join([*known, 'kernel_release', 'format'])}"
-        )
+        fields = sorted({*known, *LOG_FIELDS, KERNEL_SERIES, "kernel_release", "format"})
+        raise InputError(f"no field {name!r} in the fleet; fields: {', '.join(fields)}")
 
     def metric(self, name: str) -> str:
-        """Return the quoted column of a metric; raises InputError naming the metrics stored."""
+        """Return the quoted column of a metric; raises InputError naming the metrics stored (the
+        ``unit:NAME`` ones of systemd-analyze pastes by their count)."""
         if METRIC_PREFIX + name in self.columns:
             return _quote(METRIC_PREFIX + name)
         known = sorted(c[len(METRIC_PREFIX) :] for c in self.columns if c.startswith(METRIC_PREFIX))
-        raise InputError(f"no metric {name!r} in the fleet; stored: {', '.join(known) or 'none'}")
+        named = [m for m in known if not m.startswith(UNIT_METRIC_PREFIX)]
+        units = len(known) - len(named)
+        listed = ", ".join([*named, *([f"{units} {UNIT_METRIC_PREFIX}NAME"] if units else [])])
+        raise InputError(f"no metric {name!r} in the fleet; stored: {listed or 'none'}")
+
+    def counts(self, where: str = "TRUE", params: Sequence[object] = ()) -> OutcomeCounts:
+        """Return the boots matching the SQL condition ``where`` by outcome."""
+        row = self.con.execute(f"SELECT {_COUNT_OUTCOMES} FROM boots WHERE {where}", list(params)).fetchone()
+        return OutcomeCounts(*(int(v or 0) for v in row)) if row else OutcomeCounts()
+
+
+_COUNT_OUTCOMES = ", ".join(f"count(*) FILTER (outcome = '{value}') AS {alias}" for alias, value in _OUTCOMES)
 
 
 def _keys(view: FleetView, by: Sequence[str]) -> tuple[str, list[str]]:
@@ -194,24 +141,50 @@ def _keys(view: FleetView, by: Sequence[str]) -> tuple[str, list[str]]:
     return select, aliases
 
 
+_Run = tuple[int, float | str]
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def natural_key(
+    key: Sequence[str | None], by: Sequence[str] = ()
+) -> tuple[tuple[int, tuple[_Run, ...]], ...]:
+    """Return a sort key for the group keys of fields ``by``: numbers inside the text compare as
+    numbers, run by run ("4.19" before "5.10" before "5.15", "2" before "16"); a field of decimal
+    sizes (``memory_gib``) compares as decimals ("0.0625" before "0.75"); a missing value last."""
+    parts: list[tuple[int, tuple[_Run, ...]]] = []
+    for index, value in enumerate(key):
+        if value is None:
+            parts.append((1, ()))
+            continue
+        field = by[index] if index < len(by) else ""
+        if field in DECIMAL_FIELDS and _NUMBER.fullmatch(value):
+            parts.append((0, ((0, float(value)),)))
+            continue
+        runs = re.findall(r"\d+|\D+", value)
+        parts.append((0, tuple((0, float(r)) if r.isdigit() else (1, r) for r in runs)))
+    return tuple(parts)
+
+
 def summary(view: FleetView, metric: str, by: Sequence[str]) -> FleetSummary:
-    """Return per group (``by`` fields; none: one group) the boots, n with the metric, p50/p90/p99
-    with distribution-free intervals and failures with an exact binomial interval. Raises InputError
-    for an unknown field or metric."""
+    """Return per group (``by`` fields; none: one group) n (ok boots with the metric), p50/p90/p99
+    with distribution-free intervals, the boots by outcome and the failure rate (failed of ok +
+    failed) with an exact binomial interval. Raises InputError for an unknown field or metric."""
     column = view.metric(metric)
     keys, aliases = _keys(view, by)
     base = f"SELECT {keys + ', ' if keys else ''}outcome, {column} AS x FROM boots"
     group = ", ".join(aliases)
     counts = view.con.execute(
-        f"SELECT {group + ', ' if group else ''}count(*) AS boots, "
-        f"count(*) FILTER (outcome = '{OUTCOME_FAILED}') AS failed, "
+        f"SELECT {group + ', ' if group else ''}{_COUNT_OUTCOMES}, "
         f"count(x) FILTER (outcome = '{OUTCOME_OK}') AS n FROM ({base}) "
-        f"{'GROUP BY ' + group if group else ''} ORDER BY {group or 'boots'}"
+        f"{'GROUP BY ' + group if group else ''}"
     ).fetchall()
     wanted: list[tuple[Any, ...]] = []
     plans = []
-    for row in counts:
-        key, boots, failed, n = tuple(row[: len(aliases)]), int(row[-3]), int(row[-2]), int(row[-1])
+    width = len(aliases)
+    for row in sorted(counts, key=lambda r: natural_key(r[:width], by)):
+        key = tuple(row[:width])
+        outcomes = OutcomeCounts(*(int(v) for v in row[width : width + len(_OUTCOMES)]))
+        n = int(row[-1])
         ranks = []
         for p in QUANTILES:
             if n == 0:
@@ -219,18 +192,19 @@ def summary(view: FleetView, metric: str, by: Sequence[str]) -> FleetSummary:
                 continue
             low, high = order_statistic_ranks(n, p, CONFIDENCE)
             ranks.append((max(1, math.ceil(p * n)), low, high if high <= n else 0))
-        plans.append((key, boots, failed, n, ranks))
+        plans.append((key, outcomes, n, ranks))
         wanted.extend((*key, r) for triple in ranks for r in triple if r > 0)
     values = _ranked_values(view, base, aliases, wanted)
     groups = []
-    for key, boots, failed, n, ranks in plans:
+    for key, outcomes, n, ranks in plans:
         quantiles = tuple(
             QuantileValue(p, values.get((*key, point)), values.get((*key, low)), values.get((*key, high)))
             for p, (point, low, high) in zip(QUANTILES, ranks, strict=True)
         )
-        failed_ci = clopper_pearson(failed, boots, CONFIDENCE) if boots else None
-        groups.append(GroupSummary(key, n, boots, quantiles, failed, failed_ci))
-    return FleetSummary(metric, tuple(by), tuple(groups))
+        decided = outcomes.decided
+        failed_ci = clopper_pearson(outcomes.failed, decided, CONFIDENCE) if decided else None
+        groups.append(GroupSummary(key, n, quantiles, outcomes, failed_ci))
+    return FleetSummary(metric, tuple(by), tuple(groups), notes=tuple(view.notes))
 
 
 def _ranked_values(
@@ -295,8 +269,9 @@ def compare_cohorts(
     alpha: float = 0.05,
 ) -> CohortComparison:
     """Return the shift of ``metric`` in the canary cohort against the control cohort, per stratum
-    and pooled (``stats.stratified``). Raises InputError for an unknown field or metric or a cohort
-    with no boots, StatsError when no stratum holds both cohorts."""
+    and pooled (``stats.stratified``; ok boots only), and each cohort's boots by outcome. Raises
+    InputError for an unknown field or metric or a cohort with no boots, StatsError when no stratum
+    holds both cohorts."""
     column = view.metric(metric)
     cohort = view.field(cohort_field)
     stratum = f"CAST({view.field(strata)} AS VARCHAR)" if strata else "'all'"
@@ -319,7 +294,18 @@ def compare_cohorts(
         inside = s == name
         groups[str(name)] = (x[inside & (c == control)], x[inside & (c == canary)])
     result = stratified_shift(groups, alpha)
-    return CohortComparison(metric, cohort_field, canary, control, strata, result, alpha)
+    of_cohort = f"CAST({cohort} AS VARCHAR) = ?"
+    return CohortComparison(
+        metric,
+        cohort_field,
+        canary,
+        control,
+        strata,
+        result,
+        alpha,
+        canary_counts=view.counts(of_cohort, [canary]),
+        control_counts=view.counts(of_cohort, [control]),
+    )
 
 
 def open_view(db: str, parquet: Path | None) -> FleetView:
@@ -331,7 +317,7 @@ def open_view(db: str, parquet: Path | None) -> FleetView:
 
     if "://" not in db and not Path(db).exists():
         raise InputError(f"no database {db} (pass --db)")
-    with Store.open(db) as store:
+    with Store.open(db, create=False) as store:
         snapshot = refresh_parquet(store, parquet or default_parquet_dir(db))
     return FleetView(snapshot)
 
@@ -358,8 +344,9 @@ def fleet_outliers(db: str, parquet: Path | None, metric: str, by: str, z_cut: f
     if not z_cut > 0:
         raise InputError("--z must be above 0")
     fields = split_fields(by)
-    found = outliers(open_view(db, parquet), metric, fields, z_cut)
-    return OutlierList(metric, tuple(fields), tuple(found), z_cut)
+    view = open_view(db, parquet)
+    found = outliers(view, metric, fields, z_cut)
+    return OutlierList(metric, tuple(fields), tuple(found), z_cut, view.counts(), tuple(view.notes))
 
 
 def fleet_compare(
