@@ -45,6 +45,16 @@ def pytest_configure(config: pytest.Config) -> None:
 DOWNLOADING_FIXTURES = frozenset({"cloud_kernel", "rt_kernel", "default_image"})
 
 
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    """Print the random order's seed even under -q (pytest-randomly prints it only in the header), so a
+    failure that depends on the order can be run again in the same order."""
+    seed = getattr(config.option, "randomly_seed", None)
+    if seed is not None and config.pluginmanager.hasplugin("randomly"):
+        terminalreporter.write_line(
+            f"test order: random, seed {seed} (the same order again: --randomly-seed={seed})"
+        )
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if DOWNLOADING_FIXTURES & set(getattr(item, "fixturenames", ())):

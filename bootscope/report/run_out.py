@@ -97,7 +97,8 @@ def print_run(
     drop_to_fit(metrics, out.width, ("unit",))  # every metric's name ends in its unit
     out.print(metrics)
     for group in summary.comparisons:
-        out.print(compare_out.table(group, DEFINITIONS.get(group[0].metric, "")))
+        guards = [summary.like_for_like.get(c.b.name) for c in group]
+        out.print(compare_out.table(group, DEFINITIONS.get(group[0].metric, ""), guards))
     for note in summary.compare_notes if summary.comparisons else ():
         out.print(Text(f"not compared: {note}"))
     print_failed(out, summary.failed)

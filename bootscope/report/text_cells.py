@@ -7,6 +7,7 @@ markup. Nothing here imports rich: the glance view does without it.
 
 from __future__ import annotations
 
+from bootscope.analyze.advice_basis import phase_at as phase_of_time
 from bootscope.model import Breakdown, InitcallSummary
 
 BAR_WIDTH = 20
@@ -35,16 +36,9 @@ def bar(share: float, width: int = BAR_WIDTH) -> str:
 
 
 def phase_at(b: Breakdown, time_s: float) -> str:
-    """Return the name of the phase of ``b`` that guest time ``time_s`` falls in: ``"userspace"``
-    from ``Run /init`` on (whatever the log says there, userspace is running), else the measured
-    phase whose span holds it, else ``"-"``."""
-    run_init_s = b.milestones.get("run_init")
-    if run_init_s is not None and time_s >= run_init_s:
-        return "userspace"
-    for phase in b.phases:
-        if phase.start_s is not None and phase.end_s is not None and phase.start_s <= time_s < phase.end_s:
-            return phase.name
-    return "-"
+    """Return the name of the phase of ``b`` that guest time ``time_s`` falls in (the analysis's
+    reading: ``"userspace"`` from ``Run /init`` on), else ``"-"``."""
+    return phase_of_time(b, time_s) or "-"
 
 
 def initcall_cells(calls: InitcallSummary, top_n: int) -> list[tuple[str, str, str, str]]:

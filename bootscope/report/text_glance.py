@@ -27,13 +27,14 @@ def summary_line(b: Breakdown) -> str:
     ``Run /init``, split into the phases the log times, and how long userspace took to the marker."""
     phases = {p.name: p for p in b.phases if p.duration_s is not None and not p.missing}
     kernel_s = b.metrics.kernel_init_s
+    end = "Run /init" if "run_init" in b.milestones else "'Freeing unused kernel memory'"
     if kernel_s is None:
         span = f"{seconds(b.first_s)}..{seconds(b.last_s)}"
         kernel = f"kernel: no 'Run /init' line; the log's timed lines span {span} s"
     else:
         parts = [f"{name} {phases[name].duration_s:.3f}" for name in _KERNEL_PHASES if name in phases]
         split = f" ({', '.join(parts)})" if parts else ""
-        kernel = f"kernel {kernel_s:.3f} s to Run /init{split}"
+        kernel = f"kernel {kernel_s:.3f} s to {end}{split}"
     userspace_s = b.metrics.userspace_s
     if userspace_s is not None and kernel_s is not None:
         user = f"userspace {userspace_s - kernel_s:.3f} s to the marker (at {userspace_s:.3f} s)"
@@ -42,9 +43,7 @@ def summary_line(b: Breakdown) -> str:
     elif b.metrics.systemd_userspace_s is not None or b.metrics.initrd_s is not None or b.systemd_stated:
         user = _systemd_part(b)
     elif kernel_s is not None and b.last_s is not None:
-        user = (
-            f"userspace: no marker line; the log ends {max(0.0, b.last_s - kernel_s):.3f} s after Run /init"
-        )
+        user = f"userspace: no marker line; the log ends {max(0.0, b.last_s - kernel_s):.3f} s after {end}"
     else:
         user = ""
     host = (
@@ -168,7 +167,7 @@ def _phases(b: Breakdown, screen: Screen) -> None:
         # One missing milestone line leaves two phases untimed: say each missing line once.
         lines = dict.fromkeys(clean(p.missing or "no duration") for p in missing)
         names = ", ".join(p.name for p in missing)
-        screen.line(f"phases not in this log: {names} ({'; '.join(lines)})")
+        screen.line(f"phases not timed: {names} ({'; '.join(lines)})")
 
 
 def _gaps(b: Breakdown, screen: Screen, top_n: int) -> None:

@@ -21,7 +21,7 @@ from bootscope.metrics import (
     SUMMARY_METRICS,
     unit_of,
 )
-from bootscope.model import Comparison, Outcome
+from bootscope.model import Comparison, LikeForLike, Outcome
 from bootscope.stats.compare import Options, compare_many
 from bootscope.store import Store
 from bootscope.store.records import BootRecord, ExperimentRecord
@@ -135,6 +135,8 @@ class RunSummary:
     compare_notes: list[str]
     metrics: tuple[str, ...]
     stored: int = 0
+    # Each compared variant's like-for-like guard against the baseline, by variant name.
+    like_for_like: dict[str, LikeForLike] = field(default_factory=dict)
 
 
 def workload_metrics(plan: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -161,6 +163,11 @@ def summarize_run(store: Store, experiment_id: int, options: Options | None = No
     comparisons, notes = compare_variants(
         {metric: store.samples(experiment.id, metric) for metric in compared}, names, options
     )
+    from bootscope.analyze.like_for_like import like_for_like
+    from bootscope.usecases.boot_facts import facts_of_run
+
+    facts = facts_of_run(store, experiment.id) if len(names) > 1 else {}
+    guards = {name: like_for_like(facts.get(names[0], []), facts.get(name, [])) for name in names[1:]}
     return RunSummary(
         experiment=experiment,
         summaries=summarize(boots, names, shown),
@@ -169,4 +176,5 @@ def summarize_run(store: Store, experiment_id: int, options: Options | None = No
         compare_notes=notes,
         metrics=shown,
         stored=len(boots),
+        like_for_like=guards,
     )

@@ -7,6 +7,7 @@ tests/lab/test_latency_local.py. Fails (does not skip) when rt-tests is missing.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -81,8 +82,14 @@ def test_latency_runs_spread_over_two_workers_each_stored_once(
     table = capsys.readouterr().out
     header = next(line for line in table.splitlines() if line.startswith("variant"))
     assert "measured on (runs)" in header
+    lines = table.splitlines()
     for variant in ("a", "b"):
-        row = next(line for line in table.splitlines() if line.startswith(f"{variant} "))
+        # A variant's row and the lines its folded "measured on" cell continues on (80 columns).
+        first_line = next(i for i, line in enumerate(lines) if line.startswith(f"{variant} "))
+        rest = itertools.takewhile(
+            lambda line: line.startswith(" ") and line.strip(), lines[first_line + 1 :]
+        )
+        row = " ".join([lines[first_line], *rest])
         places = Counter(b.placement["worker"] for b in boots if b.variant == variant)
         for worker, n in places.items():
             assert f"{worker} ({n})" in row, table
