@@ -28,15 +28,17 @@ from bootscope.store import Store
 # under plain TCG, about 5 s of instructions under --icount 3); it logs "Startup finished" within a
 # few ms of taking the finish timestamp, so the two clocks meet there.
 FINISH_AGREE_S = 0.25
-# The boots run under --icount (sleep=off): guest time counts instructions, so host load does not
-# spread systemd_userspace_s (two identical boots: 22.2 and 23.0 s) and the guest's 30 s sleep costs
-# no wall time. Without --icount a busy host spread it from 23 to 59 s across 4 boots here.
-DELAY_S = 30
-# 7 a side, so that one odd boot cannot hide the masked unit: with one masked boot above every
-# delayed one the exact rank test still gives p = 0.026 (6 a side: 0.065). 4 a side gave 0.343 in
-# one CI run, when a masked boot's guest time ran to 68.8 s (probably: with sleep=off the virtual
-# clock warps ahead while the guest waits on the host, so a slow host moment can still show).
-BOOTS_PER_VARIANT = 7
+# The boots run under --icount (sleep=off): guest time counts instructions, and while the guest idles
+# the virtual clock jumps to the next timer's deadline, so the planted sleep costs no wall time.
+# That jump is also why one boot can still run long: when the guest waits on the host (a disk read
+# that a loaded host serves late) and idles meanwhile, the clock warps ahead to whatever timer is due
+# next, and the boot's guest time grows by host timing after all (one CI run: a masked boot's
+# systemd_userspace_s at 68.8 s against about 22 s; a 30 s plant then hid under it at 4 a side).
+# So the planted cost is made larger than any such boot: 300 s of guest sleep (TimeoutStartSec does
+# not limit a oneshot unit). A disturbed masked boot stays far below every delayed one, and 4 boots a
+# side decide it: all 4 masked below all 4 delayed gives the exact rank test's p = 0.029.
+DELAY_S = 300
+BOOTS_PER_VARIANT = 4
 BOOTSCOPE = (sys.executable, "-m", "bootscope")
 LONG = ("--accel", "tcg", "--timeout", "900", "--seed", "7", "--db")
 
