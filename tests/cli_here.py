@@ -3,7 +3,11 @@ interpreter per case costs seconds of imports."""
 
 from __future__ import annotations
 
+import json
 import sys
+from typing import Any
+
+import pytest
 
 from bootscope.cli import main
 
@@ -20,3 +24,16 @@ def run_in_process(*args: str) -> int:
     finally:
         sys.argv = saved
     return 0
+
+
+def run_json(
+    capsys: pytest.CaptureFixture[str], *args: str, ok_codes: tuple[int, ...] = (0,)
+) -> dict[str, Any]:
+    """Run ``bootscope ARGS... --format json`` in this process, assert its exit code is one of
+    ``ok_codes`` and return the JSON document it printed."""
+    capsys.readouterr()
+    code = run_in_process(*args, "--format", "json")
+    out = capsys.readouterr().out
+    assert code in ok_codes, out
+    document: dict[str, Any] = json.loads(out)
+    return document

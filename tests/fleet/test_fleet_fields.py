@@ -8,12 +8,11 @@ output of a Debian 12 image, as `analyze` reads it).
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
 import pytest
-from cli_here import run_in_process
+from cli_here import run_json
 
 from bootscope.store import Store
 from bootscope.store.fleet import OLD_NEVER_INIT, FleetBoot, FleetFile, record_files
@@ -37,12 +36,7 @@ FIELDS = ("arch", "cpus", "memory_gib", "kernel_series")
 
 
 def _json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, object]:
-    capsys.readouterr()
-    code = run_in_process(*args, "--format", "json")
-    out = capsys.readouterr().out
-    assert code == 0, out
-    document: dict[str, object] = json.loads(out)
-    return document
+    return run_json(capsys, *args)
 
 
 @pytest.fixture

@@ -10,12 +10,11 @@ spans the whole sample (always covering, saying nothing) fails here.
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 
 import pytest
-from cli_here import run_in_process
+from cli_here import run_json
 from fleet_logs import equal_tailed_ranks
 
 N_OK = 200
@@ -53,12 +52,7 @@ def _write_fleet(root: Path) -> tuple[Path, Path]:
 
 
 def _json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, object]:
-    capsys.readouterr()
-    code = run_in_process(*args, "--format", "json")
-    out = capsys.readouterr().out
-    assert code == 0, out
-    document: dict[str, object] = json.loads(out)
-    return document
+    return run_json(capsys, *args)
 
 
 def test_the_enumerated_ranks_are_the_textbook_ones() -> None:

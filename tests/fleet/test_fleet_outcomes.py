@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
-from cli_here import run_in_process
+from cli_here import run_in_process, run_json
 from scipy.stats import beta
 
 from bootscope.usecases.fleet.logfile import read_fleet_file
@@ -77,12 +77,7 @@ def test_each_real_log_gets_the_outcome_its_lines_say(path: Path) -> None:
 
 
 def _json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, object]:
-    capsys.readouterr()
-    code = run_in_process(*args, "--format", "json")
-    out = capsys.readouterr().out
-    assert code == 0, out
-    document: dict[str, object] = json.loads(out)
-    return document
+    return run_json(capsys, *args)
 
 
 def test_summary_counts_incomplete_apart_and_leaves_them_out_of_the_failure_rate(

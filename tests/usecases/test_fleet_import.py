@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cli_here import run_in_process
+from cli_here import run_in_process, run_json
 from fleet_logs import ReadBoot, equal_tailed_ranks, read_boots
 from scipy.stats import beta
 
@@ -99,12 +99,7 @@ def test_the_reader_reads_what_the_logs_say() -> None:
 
 
 def _json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, object]:
-    capsys.readouterr()
-    code = run_in_process(*args, "--format", "json")
-    out = capsys.readouterr().out
-    assert code in (0, 1), out
-    document: dict[str, object] = json.loads(out)
-    return document
+    return run_json(capsys, *args, ok_codes=(0, 1))
 
 
 def test_import_is_idempotent_lists_bad_files_and_summary_matches_numpy(
