@@ -38,7 +38,6 @@ FormatOpt = Annotated[
     str | None, typer.Option("--format", help=f"Output format: {', '.join(OUTPUT_FORMATS)} (default table).")
 ]
 BootOpt = Annotated[int | None, typer.Option("--boot", help="Boot N (1-based); default the last.")]
-JsonOpt = Annotated[bool, typer.Option("--json", hidden=True, help="Same as --format json.")]
 TopOpt = Annotated[int, typer.Option("--top", help="How many gaps and initcalls to list.")]
 RunOpt = Annotated[str | None, typer.Option("--run", help="A stored run's id (or latest); with --boot K.")]
 DbOpt = Annotated[str, typer.Option("--db", help="Database of --run (SQLite path or URL).")]
@@ -52,7 +51,6 @@ def analyze(
     output_format: FormatOpt = None,
     input_format: InputFormatOpt = "auto",
     boot: BootOpt = None,
-    as_json: JsonOpt = False,
     top: TopOpt = defaults.TOP_N,
     marker: MarkerOpt = None,
     run: RunOpt = None,
@@ -63,7 +61,7 @@ def analyze(
 
     The JSON document (--format json) holds every boot unless --boot picks one."""
     output_format, fmt = resolve_formats(output_format, input_format, OUTPUT_FORMATS, "table")
-    as_json = as_json or output_format == "json"
+    as_json = output_format == "json"
     if run is not None or not logs:  # a boot stored by `bootscope run`
         from bootscope.report.stored_out import write_stored  # sqlalchemy: only for a stored boot
         from bootscope.usecases.stored_boot import stored_analysis

@@ -67,7 +67,6 @@ def kexec(
     resume: options.Resume = None,
     db: options.Db = defaults.DEFAULT_DB,
     fmt: Annotated[str, options.format_option(options.TABLE_JSON, "table")] = "table",
-    as_json: options.JsonAlias = False,
     build_initramfs: Annotated[
         Path | None,
         typer.Option(
@@ -88,7 +87,7 @@ def kexec(
     from bootscope.report import kexec_out  # scipy: only when run
     from bootscope.usecases import kexec as usecase
 
-    as_json = options.output_format(fmt, as_json) == "json"
+    as_json = options.check_format(fmt, options.TABLE_JSON) == "json"
     console = output_console()
     reporter: Reporter = SilentReporter() if as_json else RichReporter(Console(stderr=True, highlight=False))
     plan = None

@@ -65,7 +65,6 @@ Timeout = Annotated[
         f" (default {defaults.KEXEC_TIMEOUT_PER_KERNEL_S:g} per kernel).",
     ),
 ]
-JsonAlias = Annotated[bool, typer.Option("--json", hidden=True, help="Deprecated: --format json.")]
 ALogs = Annotated[
     list[Path] | None,
     typer.Option("--a-logs", help="Side a: a log file, a directory of logs or a quoted glob (repeat)."),
@@ -148,19 +147,6 @@ def check_format(value: str, choices: Sequence[str]) -> str:
 def deprecated(old: str, new: str) -> None:
     """Print the one-line note that the old spelling ``old`` is now ``new`` (stderr, never stdout)."""
     print(f"bootscope: note: {old} is now {new}; the old spelling goes in the next release", file=sys.stderr)
-
-
-def output_format(value: str, as_json: bool, choices: Sequence[str] = TABLE_JSON) -> str:
-    """Return the output format from ``--format`` and the hidden ``--json`` (a note when it is used).
-
-    Raises InputError for a ``--format`` outside ``choices`` or ``--json`` with another format."""
-    check_format(value, choices)
-    if not as_json:
-        return value
-    deprecated("--json", "--format json")
-    if value not in ("json", choices[0]):
-        raise InputError(f"--json and --format {value} disagree")
-    return "json"
 
 
 VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="Show everything, absent values included.")]

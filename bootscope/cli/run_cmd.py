@@ -97,7 +97,6 @@ def run(
     resume: options.Resume = None,
     db: options.Db = defaults.DEFAULT_DB,
     fmt: Annotated[str, options.format_option(options.TABLE_JSON, "table")] = "table",
-    as_json: options.JsonAlias = False,
     reprobe: Annotated[
         bool, typer.Option("--reprobe", help="--accel auto: probe KVM again, not the remembered answer.")
     ] = False,
@@ -114,7 +113,7 @@ def run(
 ) -> None:
     """Boot a kernel (and variants) many times in QEMU, interleaved, and store every boot; or reboot
     a machine over SSH (ssh://USER@HOST), reboot after reboot."""
-    as_json = options.output_format(fmt, as_json) == "json"
+    as_json = options.check_format(fmt, options.TABLE_JSON) == "json"
     if kernel is not None and kernel.startswith("ssh://"):
         ssh_run.run_ssh(
             ssh_run.SshOptions(

@@ -17,13 +17,12 @@ EXPORT_FORMATS = ("json", "csv", "kcidb")
 def runs(
     db: options.Db = defaults.DEFAULT_DB,
     fmt: Annotated[str, options.format_option(options.TABLE_JSON, "table")] = "table",
-    as_json: options.JsonAlias = False,
 ) -> None:
     """List the experiments stored in a database."""
     from bootscope.report.runs_out import render_runs, runs_json
     from bootscope.usecases.runs import list_runs  # sqlalchemy: only when run
 
-    as_json = options.output_format(fmt, as_json) == "json"
+    as_json = options.check_format(fmt, options.TABLE_JSON) == "json"
     experiments = list_runs(db)
     if as_json:
         sys.stdout.write(runs_json(experiments))

@@ -35,7 +35,7 @@ def check(
 
     checked = check_machine(target, identity, known_hosts)
     out = output_console()
-    if options.output_format(fmt, False) == "json":
+    if options.check_format(fmt, options.TABLE_JSON) == "json":
         out.print_json(json.dumps(target_document(checked)))
     else:
         out.print(target_table(checked))
