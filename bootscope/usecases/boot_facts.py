@@ -51,8 +51,14 @@ def facts_of_run(store: Store, run: int | str) -> dict[str, list[BootFacts]]:
     """Return, per variant of stored run ``run``, the facts of its counting boots (ok, final,
     measured). Raises StoreError for an unknown run."""
     experiment = store.experiment(run)
-    found: dict[str, list[BootFacts]] = {variant.name: [] for variant in experiment.variants}
-    for record in store.boots(experiment.id):
+    return facts_by_variant([variant.name for variant in experiment.variants], store.boots(experiment.id))
+
+
+def facts_by_variant(names: Sequence[str], records: Sequence[BootRecord]) -> dict[str, list[BootFacts]]:
+    """Return, per variant (``names`` first, in order), the facts of its counting boots among
+    ``records`` (ok, final, measured)."""
+    found: dict[str, list[BootFacts]] = {name: [] for name in names}
+    for record in records:
         if record.counts:
             found.setdefault(record.variant, []).append(facts_from_record(record))
     return found

@@ -164,9 +164,9 @@ def summarize_run(store: Store, experiment_id: int, options: Options | None = No
         {metric: store.samples(experiment.id, metric) for metric in compared}, names, options
     )
     from bootscope.analyze.like_for_like import like_for_like
-    from bootscope.usecases.boot_facts import facts_of_run
+    from bootscope.usecases.boot_facts import facts_by_variant
 
-    facts = facts_of_run(store, experiment.id) if len(names) > 1 else {}
+    facts = facts_by_variant(names, boots)  # the boots read above: no second query
     guards = {name: like_for_like(facts.get(names[0], []), facts.get(name, [])) for name in names[1:]}
     return RunSummary(
         experiment=experiment,
