@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -55,10 +56,23 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
         )
 
 
+# Real parts started once per session and shared by every test that uses one. `make test` runs the
+# suite on two pytest-xdist workers (--dist loadgroup), and a session is then one worker's: every test
+# that uses one of these runs on the same worker (its xdist group is the part's name), so that each is
+# still started once. A test that uses two is grouped by the first named here. The built image and
+# the kernels are files in the user's cache, built or fetched under a file lock: workers share them.
+SHARED_PARTS = ("served_session", "two_workers_cluster", "postgres_server", "browser")
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
-        if DOWNLOADING_FIXTURES & set(getattr(item, "fixturenames", ())):
+        names = set(getattr(item, "fixturenames", ()))
+        if DOWNLOADING_FIXTURES & names:
             item.add_marker(pytest.mark.download)
+        shared = next((part for part in SHARED_PARTS if part in names), None)
+        if shared is not None and item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(shared))
 
 
 @pytest.fixture(scope="session")
@@ -109,3 +123,24 @@ def default_image() -> object:
     )
     image, _cached = build_image(TEST_IMAGE, recipe)
     return image
+
+
+@pytest.fixture(scope="session")
+def two_workers_cluster() -> Iterator[str]:
+    """The session's real local Dask cluster: two worker processes (nanny-restarted), one boot slot
+    each; yields the scheduler's ``tcp://`` address."""
+    from dask_cluster import local_boot_cluster
+
+    with local_boot_cluster() as address:
+        yield address
+
+
+@pytest.fixture
+def two_workers(two_workers_cluster: str) -> str:
+    """The session's cluster with both workers connected before each test: the kill test leaves a
+    nanny restarting its worker, and the next test must not depend on running after the restart."""
+    from distributed import Client
+
+    with Client(two_workers_cluster, timeout=60) as client:
+        client.wait_for_workers(2, timeout=180)
+    return two_workers_cluster

@@ -8,13 +8,12 @@ from __future__ import annotations
 import functools
 import threading
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 from cli_here import run_in_process
-from dask_cluster import Cluster, dying_fake, local_boot_cluster, slow_fake
+from dask_cluster import Cluster, dying_fake, slow_fake
 
 from bootscope.errors import BootError, InputError
 from bootscope.lab.executors.dask import dask_executor, scheduler_address
@@ -47,24 +46,6 @@ def _plan(samples: int = 6, seed: int = 11) -> Plan:
 
 def _final(store: Store, exp_id: int) -> list[BootRecord]:
     return [b for b in store.boots(exp_id) if not b.superseded]
-
-
-@pytest.fixture(scope="module")
-def two_workers_cluster() -> Iterator[str]:
-    """A real local Dask cluster: two worker processes (nanny-restarted), one boot slot each."""
-    with local_boot_cluster() as address:
-        yield address
-
-
-@pytest.fixture
-def two_workers(two_workers_cluster: str) -> str:
-    """The module's cluster with both workers connected before each test: the kill test leaves a
-    nanny restarting its worker, and the next test must not depend on running after the restart."""
-    from distributed import Client
-
-    with Client(two_workers_cluster, timeout=60) as client:
-        client.wait_for_workers(2, timeout=180)
-    return two_workers_cluster
 
 
 def test_scheduler_addresses() -> None:

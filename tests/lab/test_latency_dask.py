@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from cli_here import run_in_process
-from dask_cluster import GUEST_CYCLICTEST, LatencyGuestFake, local_boot_cluster
+from dask_cluster import GUEST_CYCLICTEST, LatencyGuestFake
 from latency_places import CtrlCOnSecondRun
 
 from bootscope import metrics
@@ -42,13 +41,6 @@ def test_a_slots_cores_pin_the_tool_and_its_main_thread() -> None:
     own = LatencySettings(affinity="0", main_cpu=0)
     assert pinned_settings(own, (1,)) == own  # a variant's own affinity is left as given
     assert pinned_settings(LatencySettings(main_cpu=None), (1,)).main_cpu is None
-
-
-@pytest.fixture(scope="module")
-def two_workers() -> Iterator[str]:
-    """A real local Dask cluster: two worker processes, one boot slot each."""
-    with local_boot_cluster() as address:
-        yield address
 
 
 def test_a_latency_run_cut_here_resumes_on_dask_workers(

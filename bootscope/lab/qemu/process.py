@@ -24,6 +24,7 @@ from bootscope import defaults
 from bootscope.errors import BootError, InputError
 from bootscope.lab.child import child_setup
 from bootscope.lab.qemu.disk import FORMAT_RE, disk_format, drive_option
+from bootscope.lab.qemu.guest_clock import DEFAULT_RTC_BASE
 from bootscope.model import Boot, LogLine, Outcome
 
 # After a panic the kernel prints its trace and, with panic=-1, reboots at once (QEMU exits because of
@@ -41,9 +42,12 @@ class BootConfig:
     it appears (else the guest powers off by itself). ``end_regex`` kills QEMU when a line matches it
     (for example the second kernel's marker after kexec); the boot is ok if the marker was seen.
     ``cpu_affinity`` pins QEMU to those host CPUs. ``icount_shift`` makes guest time a function of
-    instructions executed (TCG only, one vCPU). ``disk`` is the user's disk image, attached as a
-    virtio disk with ``snapshot=on`` so the guest's writes never reach it; ``disk_format`` is its
-    format (None: ask ``qemu-img``, or guess from the suffix, when the command is built).
+    instructions executed (TCG only, one vCPU); the guest's real-time clock then starts at ``rtc_base``
+    (None: guest_clock.DEFAULT_RTC_BASE) and runs on the virtual clock, so that nothing of the host's
+    time reaches the guest (unless ``extra_qemu_args`` sets ``-rtc`` itself). ``disk`` is the user's
+    disk image, attached as a virtio disk with ``snapshot=on`` so the guest's writes never reach it;
+    ``disk_format`` is its format (None: ask ``qemu-img``, or guess from the suffix, when the command
+    is built).
     ``panic_regex`` names the console lines that mean the kernel died (the parse stage's pattern
     table has it; None: no panic detection), so the boot ends as ``panic`` at once.
     ``prompt_regex`` names a prompt (a getty's ``login: ``): prompts end no line, so the text up to
@@ -70,6 +74,7 @@ class BootConfig:
     disk_format: str | None = None
     panic_regex: str | None = None
     prompt_regex: str | None = None
+    rtc_base: str | None = None
 
 
 def kernel_cmdline(append: str) -> str:
@@ -140,6 +145,8 @@ def build_command(config: BootConfig) -> list[str]:
         argv += ["-cpu", config.cpu]
     if config.icount_shift is not None:
         argv += ["-icount", f"shift={config.icount_shift},sleep=off"]
+        if "-rtc" not in config.extra_qemu_args:
+            argv += ["-rtc", f"base={config.rtc_base or DEFAULT_RTC_BASE},clock=vm"]
     if config.initrd is not None:
         argv += ["-initrd", str(config.initrd)]
     if config.disk is not None:

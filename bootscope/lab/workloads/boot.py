@@ -21,6 +21,7 @@ from bootscope.lab.plans.schedule import Slot
 from bootscope.lab.plans.settings import RunSettings
 from bootscope.lab.qemu.accel import AccelChoice
 from bootscope.lab.qemu.disk import disk_format
+from bootscope.lab.qemu.guest_clock import round_rtc_base
 from bootscope.lab.qemu.image import Image
 from bootscope.lab.qemu.process import BootConfig
 from bootscope.lab.qemu.root_initramfs import RootInitramfs
@@ -211,6 +212,9 @@ class BootWorkload:
         target = guests(target, self.kind)
         variant = self._variant(run.slot.variant)
         config = replace(self.configs[variant.name], cpu_affinity=run.affinity)
+        if config.icount_shift is not None:
+            # Every variant of a round boots at the round's date: see lab/qemu/guest_clock.py.
+            config = replace(config, rtc_base=round_rtc_base(self.plan.seed, run.slot.round))
         boot = target.boot(config, run.on_line, run.on_start)
         if run.cancelled():
             raise KeyboardInterrupt

@@ -54,6 +54,20 @@ def test_cmdline_keeps_the_users_console_and_panic() -> None:
 def test_icount_options_are_validated() -> None:
     argv = build_command(BootConfig(kernel=KERNEL, initrd=None, append="", icount_shift=3))
     assert argv[argv.index("-icount") + 1] == "shift=3,sleep=off"
+    # Nothing of the host's time reaches an instruction-counted guest: its real-time clock starts at a
+    # set date and runs on the virtual clock; a date given, or the user's own -rtc, is kept.
+    assert argv[argv.index("-rtc") + 1] == "base=2030-01-01T00:00:00,clock=vm"
+    dated = build_command(
+        BootConfig(kernel=KERNEL, initrd=None, append="", icount_shift=3, rtc_base="2031-02-03T04:05:06")
+    )
+    assert dated[dated.index("-rtc") + 1] == "base=2031-02-03T04:05:06,clock=vm"
+    own = ("-rtc", "base=utc")
+    users = build_command(
+        BootConfig(kernel=KERNEL, initrd=None, append="", icount_shift=3, extra_qemu_args=own)
+    )
+    assert users.count("-rtc") == 1 and users[users.index("-rtc") + 1] == "base=utc"
+    plain = build_command(BootConfig(kernel=KERNEL, initrd=None, append=""))
+    assert "-rtc" not in plain
     with pytest.raises(InputError, match="tcg"):
         build_command(BootConfig(kernel=KERNEL, initrd=None, append="", accel="kvm", icount_shift=3))
     with pytest.raises(InputError, match="smp 1"):
