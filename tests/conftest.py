@@ -29,7 +29,7 @@ from skip_guard import register as register_skip_guard
 from ssh_keys import ssh_test_key
 
 DATA = Path(__file__).parent / "data"
-pytest_plugins = ["pytester"]  # for test_skip_guard.py
+pytest_plugins = ["pytester", "host_alone"]  # pytester for test_skip_guard.py
 
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
 settings.register_profile("dev", max_examples=1000, deadline=None, print_blob=True)
