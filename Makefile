@@ -16,9 +16,8 @@ lint: setup
 	$(VENV)/mypy bootscope
 	$(VENV)/lint-imports
 
-# Two workers (pytest-xdist); the real parts a session starts once are grouped (tests/conftest.py).
 test: lint
-	$(VENV)/pytest -q -ra --durations=30 -n 2 --dist loadgroup
+	$(VENV)/pytest -q -ra --durations=30
 
 # The fast tests in a fresh virtualenv with every dependency at its pyproject.toml floor (downloads
 # from PyPI): the floors are versions the code was run with. Only the test tools of the dev extra: the

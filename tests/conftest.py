@@ -29,7 +29,7 @@ from skip_guard import register as register_skip_guard
 from ssh_keys import ssh_test_key
 
 DATA = Path(__file__).parent / "data"
-pytest_plugins = ["pytester", "host_alone"]  # pytester for test_skip_guard.py
+pytest_plugins = ["pytester"]  # for test_skip_guard.py
 
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
 settings.register_profile("dev", max_examples=1000, deadline=None, print_blob=True)
@@ -56,23 +56,10 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
         )
 
 
-# Real parts started once per session and shared by every test that uses one. `make test` runs the
-# suite on two pytest-xdist workers (--dist loadgroup), and a session is then one worker's: every test
-# that uses one of these runs on the same worker (its xdist group is the part's name), so that each is
-# still started once. A test that uses two is grouped by the first named here. The built image and
-# the kernels are files in the user's cache, built or fetched under a file lock: workers share them.
-SHARED_PARTS = ("served_session", "two_workers_cluster", "postgres_server", "browser")
-
-
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
-        names = set(getattr(item, "fixturenames", ()))
-        if DOWNLOADING_FIXTURES & names:
+        if DOWNLOADING_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.download)
-        shared = next((part for part in SHARED_PARTS if part in names), None)
-        if shared is not None and item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(shared))
 
 
 @pytest.fixture(scope="session")

@@ -8,13 +8,8 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 from bootscope.lab import hostload
 from bootscope.lab.hostload import HostLoadMeter, process_ticks, wait_for_idle
-
-# It reads the host's load: under pytest-xdist nothing else runs meanwhile (host_alone.py).
-pytestmark = pytest.mark.alone
 
 TICK_S = 1 / os.sysconf("SC_CLK_TCK")
 

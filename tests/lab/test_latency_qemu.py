@@ -17,9 +17,6 @@ from bootscope.lab.workloads.latency_record import parse_tool_section
 from bootscope.parse.latency_transcript import interrupt_counts, split_transcript
 from bootscope.store import Store
 
-# Its boots measure host time: under pytest-xdist nothing else runs meanwhile (host_alone.py).
-pytestmark = pytest.mark.alone
-
 
 @pytest.mark.boot
 def test_cloud_against_rt_kernel_under_hackbench_in_qemu(

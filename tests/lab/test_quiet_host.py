@@ -20,10 +20,6 @@ from bootscope.store import BootRecord, Store
 from bootscope.usecases import run as execute
 from bootscope.usecases.summary import summarize
 
-# It waits for an idle host and makes its own load: under pytest-xdist nothing else runs meanwhile
-# (host_alone.py).
-pytestmark = pytest.mark.alone
-
 HOG = [sys.executable, "-c", "while True: pass"]
 
 

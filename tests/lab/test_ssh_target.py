@@ -103,9 +103,11 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def served_session(default_image: object, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    """The test image served once for the session; stopped (SIGTERM) at its end."""
+    """The test image served once for the session (every test that uses it is in this module, which
+    the random order keeps together); stopped (SIGTERM) after the module's last test, since an idle
+    TCG guest still takes host CPU (its timer ticks, its services) from the tests that follow."""
     where = tmp_path_factory.mktemp("served")
     port = _free_port()
     socket_path = where / "console.sock"

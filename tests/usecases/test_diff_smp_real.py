@@ -20,9 +20,6 @@ from bootscope.lab.plans.boot import Plan, VariantSpec
 from bootscope.store import Store
 from bootscope.usecases.run import start_experiment
 
-# Its boots measure host time: under pytest-xdist nothing else runs meanwhile (host_alone.py).
-pytestmark = pytest.mark.alone
-
 BOOTS_PER_VARIANT = 6  # an exact two-sided Mann-Whitney reaches p = 0.0022, q < 0.05 over 6 phases
 
 
