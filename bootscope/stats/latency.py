@@ -23,6 +23,13 @@ from bootscope.errors import StatsError
 MIN_EXCEEDANCES = 10
 
 
+def enough_exceedances(total: int, p: float) -> bool:
+    """True when ``total`` samples leave at least MIN_EXCEEDANCES expected beyond the p-quantile
+    (``total x (1 - p) >= 10``). Compared with a small tolerance: in binary floating point 100 x
+    (1 - 0.9) is 9.999999999999998, and exactly ten must count as ten."""
+    return total * (1 - p) >= MIN_EXCEEDANCES * (1 - 1e-9)
+
+
 @dataclass(frozen=True, slots=True)
 class QuantileEstimate:
     """The p-quantile of a histogram in us: ``value_us`` (None: in the overflow), its interval
@@ -86,7 +93,7 @@ def histogram_quantile(
         low_us=value_at_rank(counts, ranks[0]),
         high_us=upper,
         confidence=confidence,
-        resolvable=total * (1 - p) >= MIN_EXCEEDANCES,
+        resolvable=enough_exceedances(total, p),
     )
 
 

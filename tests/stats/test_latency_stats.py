@@ -168,3 +168,11 @@ def test_exceedance_clustering_matches_chi_square_and_holds_its_level() -> None:
         result = exceedance_clustering(counts, [10_000] * 6)
         hits += result is not None and result.p < 0.05
     assert 0.02 <= hits / trials <= 0.08
+
+
+def test_exactly_ten_exceedances_resolve_whatever_the_rounding() -> None:
+    # 100 samples at p = 0.9 leave exactly 10 beyond the quantile by hand; in binary floating point
+    # 100 * (1 - 0.9) is 9.999999999999998, which a plain >= 10 called unresolvable.
+    assert histogram_quantile(np.ones(100, dtype=np.int64), 0, 0.9).resolvable
+    assert histogram_quantile(np.ones(1000, dtype=np.int64), 0, 0.99).resolvable
+    assert not histogram_quantile(np.ones(99, dtype=np.int64), 0, 0.9).resolvable  # 9.9 by hand

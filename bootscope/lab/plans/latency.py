@@ -24,7 +24,7 @@ from bootscope.errors import InputError
 from bootscope.lab.plans.latency_tools import LatencySettings, check_settings
 from bootscope.lab.plans.settings import RunSettings
 from bootscope.lab.plans.variants import OptionTable, parse_variant, whole_number
-from bootscope.stats.latency import MIN_EXCEEDANCES
+from bootscope.stats.latency import MIN_EXCEEDANCES, enough_exceedances
 
 LOCAL = "local"
 SSH_SCHEME = "ssh://"
@@ -230,7 +230,7 @@ def short_run_notes(
             continue  # oslat samples as fast as it can: its count is not duration / interval
         cycles = settings.duration_s * 1_000_000 // settings.interval_us
         for p in quantiles:
-            if cycles * (1 - p) < MIN_EXCEEDANCES:
+            if not enough_exceedances(cycles, p):
                 need_s = MIN_EXCEEDANCES / (1 - p) * settings.interval_us / 1e6
                 notes.append(
                     f"variant {variant.name}: {settings.duration_s} s at {settings.interval_us} us gives"
