@@ -7,6 +7,7 @@ import itertools
 import math
 
 import pytest
+from pair_loops import met_matrix
 from scipy import stats as sps
 
 from bootscope.errors import StatsError
@@ -51,12 +52,7 @@ def _brute_critical(n_ref: int, n_new: int, alpha: float) -> float:
 
 def _loop_power(ref: list[float], margin: float, n_new: int, alpha: float) -> float:
     k = len(ref)
-    met = [[0.0] * k for _ in range(k)]
-    for a in range(k):
-        for b in range(k):
-            if a != b:
-                d = ref[a] - ref[b]
-                met[a][b] = 1.0 if d < margin else 0.5 if d == margin else 0.0
+    met = met_matrix(ref, margin)
     per_new = [sum(met[a]) / (k - 1) for a in range(k)]
     per_ref = [sum(met[a][b] for a in range(k)) / (k - 1) for b in range(k)]
     theta = sum(per_new) / k

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from pair_loops import met_matrix
 from scipy.stats import mannwhitneyu
 
 from bootscope.stats.resolution import boots_needed, pair_moments, pass_power, resolution
@@ -18,12 +19,7 @@ NOISY = [1.315, 1.096, 1.931, 2.013, 1.966, 1.614, 1.685, 1.642, 1.974, 1.874, 1
 def test_pair_moments_match_plain_loops() -> None:
     margin = 0.1
     n = len(NOISY)
-    met = [[0.0] * n for _ in range(n)]
-    for k in range(n):
-        for i in range(n):
-            if k != i:
-                d = NOISY[k] - NOISY[i]
-                met[k][i] = 1.0 if d < margin else 0.5 if d == margin else 0.0
+    met = met_matrix(NOISY, margin)
     per_new = [sum(row) / (n - 1) for row in met]
     per_ref = [sum(met[k][i] for k in range(n)) / (n - 1) for i in range(n)]
     got = pair_moments(NOISY, margin)
