@@ -11,13 +11,15 @@ demo: setup
 	./scripts/demo.sh $(OUT)
 
 lint: setup
-	$(VENV)/ruff check bootscope tests bench
-	$(VENV)/ruff format --check bootscope
-	$(VENV)/mypy bootscope
+	$(VENV)/ruff check bootscope tests bench scripts
+	$(VENV)/ruff format --check bootscope scripts
+	$(VENV)/mypy bootscope scripts
 	$(VENV)/lint-imports
 
+# The suite in two lanes at once (the built image's tests beside the rest), then the tests that need
+# the host alone: scripts/test_lanes.py. `.venv/bin/pytest` alone runs the same tests in one process.
 test: lint
-	$(VENV)/pytest -q -ra --durations=30
+	$(VENV)/python scripts/test_lanes.py
 
 # The fast tests in a fresh virtualenv with every dependency at its pyproject.toml floor (downloads
 # from PyPI): the floors are versions the code was run with. Only the test tools of the dev extra: the

@@ -27,5 +27,6 @@ def floor_constraints(pyproject: Path) -> list[str]:
 
 
 if __name__ == "__main__":
-    sys.stdout.write("\n".join(floor_constraints(Path(sys.argv[1] if len(sys.argv) > 1 else "pyproject.toml"))))
+    pyproject = Path(sys.argv[1] if len(sys.argv) > 1 else "pyproject.toml")
+    sys.stdout.write("\n".join(floor_constraints(pyproject)))
     sys.stdout.write("\n")

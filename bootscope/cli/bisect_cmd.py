@@ -46,6 +46,7 @@ def bisect_run(
     alpha: Annotated[float, typer.Option(help="Significance level, split over the looks.")] = defaults.ALPHA,
     warmup: Annotated[int, typer.Option(help="Warm-up boots per batch.")] = 0,
     timeout: options.Timeout = None,
+    jobs: options.Jobs = None,
 ) -> int:
     """For `git bisect run`: build, boot, compare with the reference; exit 0 good, 1 bad, 125 skip."""
     from bootscope.lab.progress import SilentReporter
@@ -57,7 +58,7 @@ def bisect_run(
     request = BisectRequest(
         reference=reference, kernel=kernel, metric=metric, threshold=threshold, n=n, max_n=max_n,
         build=build, append=append, append_file=append_file, alpha=alpha, warmup=warmup, timeout_s=timeout,
-        old_baseline=old_baseline,
+        old_baseline=old_baseline, jobs=1 if jobs is None else jobs,
     )  # fmt: skip
     answer = bisect_step(request, db, Path.cwd(), SilentReporter())
     print(f"bootscope bisect-run: {answer.message}", file=sys.stderr)

@@ -25,6 +25,7 @@ from bootscope import defaults, metrics
 from bootscope.amounts import parse_fraction
 from bootscope.errors import BootError, BootscopeError, InputError, StatsError
 from bootscope.lab.plans.boot import Plan, VariantSpec, plan_from_dict, validate_plan
+from bootscope.lab.plans.settings import check_settings
 from bootscope.lab.progress import Reporter
 from bootscope.stats.decision import BAD, GOOD, UNKNOWN, BisectDecision, decide
 from bootscope.store import Store
@@ -137,10 +138,11 @@ def candidate_plan(
     warmup: int,
     seed: int,
     timeout_s: float | None = None,
+    jobs: int = 1,
 ) -> Plan:
     """Return the plan of one batch: the baseline's machine with the candidate kernel (and command
     line, when given), ``n`` boots after ``warmup``, each given ``timeout_s`` seconds (None: the
-    default). Raises InputError if it is not valid."""
+    default), ``jobs`` of them at once. Raises InputError if it is not valid."""
     variant = replace(baseline.variant, name="candidate", kernel=str(kernel.resolve()))
     if append is not None:
         variant = replace(variant, append=append)
@@ -151,6 +153,7 @@ def candidate_plan(
             samples_per_variant=n,
             warmup_per_variant=warmup,
             timeout_s=defaults.BOOT_TIMEOUT_S if timeout_s is None else timeout_s,
+            jobs=jobs,
         )
     )
 
@@ -169,11 +172,12 @@ def bisect_commit(
     warmup: int = 0,
     timeout_s: float | None = None,
     reporter: Reporter | None = None,
+    jobs: int = 1,
 ) -> BisectOutcome:
-    """Boot the built ``kernel`` in batches of ``n`` (up to ``max_n`` in all), each batch a stored
-    run, until :func:`decide` says good or bad; return the outcome (exit code 0, 1, or 125 when it
-    cannot tell). Raises InputError for bad counts or a missing kernel; BootError if QEMU cannot run.
-    """
+    """Boot the built ``kernel`` in batches of ``n`` (up to ``max_n`` in all, ``jobs`` at once), each
+    batch a stored run, until :func:`decide` says good or bad; return the outcome (exit code 0, 1, or
+    125 when it cannot tell). Raises InputError for bad counts or a missing kernel; BootError if QEMU
+    cannot run."""
     looks = looks_allowed(n, max_n)
     if not kernel.is_file():
         raise InputError(f"--kernel {kernel}: no such file after the build")
@@ -184,7 +188,7 @@ def bisect_commit(
     while booted < max_n:
         batch = min(n, max_n - booted)
         seed = baseline.seed + len(runs) + 1
-        plan = candidate_plan(baseline, kernel, append, batch, warmup, seed, timeout_s)
+        plan = candidate_plan(baseline, kernel, append, batch, warmup, seed, timeout_s, jobs)
         result = start_experiment(plan, store, reporter)
         runs.append(result.experiment.id)
         booted += batch
@@ -219,8 +223,8 @@ class BisectRequest:
     the working directory), boot ``kernel`` in batches of ``n`` up to ``max_n`` boots (``warmup``
     warm-ups and ``timeout_s`` seconds each), with ``append`` or the command line in
     ``append_file``, and compare ``metric`` with the reference ``RUN:VARIANT`` at ``threshold`` (text:
-    ``5%`` or ``0.05``) and ``alpha``. ``old_baseline`` is the value of the deprecated ``--baseline``
-    (the same as ``--reference``), None when not given."""
+    ``5%`` or ``0.05``) and ``alpha``, ``jobs`` boots at once. ``old_baseline`` is the value of the
+    deprecated ``--baseline`` (the same as ``--reference``), None when not given."""
 
     reference: str | None
     kernel: Path
@@ -235,6 +239,7 @@ class BisectRequest:
     warmup: int = 0
     timeout_s: float | None = None
     old_baseline: str | None = None
+    jobs: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,6 +261,7 @@ def bisect_step(request: BisectRequest, db: str, cwd: Path, reporter: Reporter |
         threshold = parse_threshold(request.threshold)
         metrics.definition(request.metric)
         looks_allowed(request.n, request.max_n)
+        check_settings(jobs=request.jobs, warmup_per_variant=request.warmup, timeout_s=request.timeout_s)
     except BootscopeError as error:
         return BisectAnswer(f"error: {error}", EXIT_ABORT)
     if request.build:
@@ -274,7 +280,7 @@ def bisect_step(request: BisectRequest, db: str, cwd: Path, reporter: Reporter |
             outcome = bisect_commit(
                 store=store, baseline=good, kernel=request.kernel, append=command_line, metric=request.metric,
                 threshold=threshold, alpha=request.alpha, n=request.n, max_n=request.max_n,
-                warmup=request.warmup, timeout_s=request.timeout_s, reporter=reporter,
+                warmup=request.warmup, timeout_s=request.timeout_s, reporter=reporter, jobs=request.jobs,
             )  # fmt: skip
     except (BootError, StatsError) as error:
         # This commit cannot be measured (it does not boot, or too few boots finished): skip it.

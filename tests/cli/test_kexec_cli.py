@@ -35,7 +35,7 @@ def test_three_kexec_reboots_with_and_without_checks(cloud_kernel: Path, tmp_pat
     db = tmp_path / "kexec.db"
     done = _bootscope(
         "kexec", str(cloud_kernel), "-n", "3", "--variant", "checks:", "--variant", "nochecks:no-checks=1",
-        "--accel", "tcg", "--db", str(db), "--seed", "7",
+        "--accel", "tcg", "--db", str(db), "--seed", "7", "-j", "2",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "not hardware timings" in done.stdout

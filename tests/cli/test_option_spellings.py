@@ -39,9 +39,9 @@ def _listed(help_text: str, option: str) -> bool:
         ("runs", ["--format"], ["--json"]),
         ("kexec", ["--format", "--timeout", "--mem", "--mem-sweep", "--quiet-host"], ["--json"]),
         ("compare", ["--format", "--bootstrap-seed", "--baseline"], ["--seed"]),
-        ("bisect-run", ["--reference", "--timeout"], ["--baseline"]),
+        ("bisect-run", ["--reference", "--timeout", "-j", "--jobs"], ["--baseline"]),
         ("sweep", ["--format", "--timeout", "--quiet-host", "--until", "--precision", "--max-n", "-j"], []),
-        ("history", ["--format", "--timeout"], []),
+        ("history", ["--format", "--timeout", "-j", "--jobs"], []),
     ],
 )
 def test_help_lists_the_new_spellings_not_the_hidden_ones(

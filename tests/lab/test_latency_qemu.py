@@ -17,6 +17,9 @@ from bootscope.lab.workloads.latency_record import parse_tool_section
 from bootscope.parse.latency_transcript import interrupt_counts, split_transcript
 from bootscope.store import Store
 
+# Its guests' latencies are host time: in `make test` it runs alone (scripts/test_lanes.py).
+pytestmark = pytest.mark.alone
+
 
 @pytest.mark.boot
 def test_cloud_against_rt_kernel_under_hackbench_in_qemu(

@@ -20,6 +20,10 @@ from bootscope.store import BootRecord, Store
 from bootscope.usecases import run as execute
 from bootscope.usecases.summary import summarize
 
+# It waits for an idle host and makes a load of its own: in `make test` it runs alone
+# (scripts/test_lanes.py).
+pytestmark = pytest.mark.alone
+
 HOG = [sys.executable, "-c", "while True: pass"]
 
 

@@ -126,7 +126,9 @@ def _bootscope() -> str:
 def test_git_bisect_run_finds_the_planted_commit(cloud_kernel: Path, tmp_path: Path) -> None:
     db = tmp_path / "bisect.db"
     base = VariantSpec(name="good", kernel=str(cloud_kernel), smp=1, icount_shift=ICOUNT_SHIFT)
-    plan = Plan(variants=(base,), seed=5, samples_per_variant=3, warmup_per_variant=0, accel="tcg")
+    # Under --icount each boot's guest time is its instruction count, so two at once (-j 2, one per
+    # host core) measure what one at a time would.
+    plan = Plan(variants=(base,), seed=5, samples_per_variant=3, warmup_per_variant=0, accel="tcg", jobs=2)
     with Store.open(db) as store:
         run = start_experiment(plan, store).experiment.id
     repo = tmp_path / "tree"
@@ -139,8 +141,8 @@ def test_git_bisect_run_finds_the_planted_commit(cloud_kernel: Path, tmp_path: P
     out = tmp_path / "append.txt"
     command = [
         _bootscope(), "bisect-run", "--build", f"cp cmdline.txt {out}", "--kernel", str(cloud_kernel),
-        "--reference", f"{run}:good", "--threshold", "2%", "-n", "4", "--max-n", "4", "--db", str(db),
-        "--append-file", str(out),
+        "--reference", f"{run}:good", "--threshold", "2%", "-n", "4", "--max-n", "4", "-j", "2",
+        "--db", str(db), "--append-file", str(out),
     ]  # fmt: skip
     _git(repo, "bisect", "start", bad, good)
     done = subprocess.run(
@@ -168,6 +170,8 @@ def test_bisect_run_exit_codes_without_booting(tmp_path: Path, capsys: pytest.Ca
     assert code == 128 and "no experiment 7" in err
     code, err = _here(capsys, "--reference", "1:good", "--threshold", "lots", *common)
     assert code == 128 and "--threshold" in err
+    code, err = _here(capsys, "--build", "exit 3", "--reference", "1:good", "-j", "0", *common)
+    assert code == 128 and "-j must be at least 1" in err  # refused before the build runs
     code, err = _here(capsys, "--reference", "nocolon", *common)
     assert code == 128 and "RUN:VARIANT" in err
     # The old spelling still works for one release, with a note.

@@ -60,7 +60,10 @@ def test_analyse_history_medians_and_step() -> None:
 
 def _series_plan(kernel: Path, positions: int, boots: int, step_from: int | None, seed: int) -> Plan:
     base = VariantSpec(name="base", kernel=str(kernel), smp=1, icount_shift=ICOUNT_SHIFT)
-    template = Plan(variants=(base,), seed=seed, samples_per_variant=boots, warmup_per_variant=0, accel="tcg")
+    # Two boots at once: under --icount guest time counts instructions, not host time.
+    template = Plan(
+        variants=(base,), seed=seed, samples_per_variant=boots, warmup_per_variant=0, accel="tcg", jobs=2
+    )
     plan = history_plan([str(kernel)] * positions, base, template)
     if step_from is None:
         return plan
