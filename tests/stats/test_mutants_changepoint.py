@@ -1,4 +1,5 @@
-"""Tests that kill mutants mutmut found surviving in bootscope/stats/changepoint.py (make mutation): each asserts a value computed by hand or by scipy, not by the code under test."""
+"""Tests that kill mutants mutmut found surviving in bootscope/stats/changepoint.py
+(make mutation): each asserts a value computed by hand or by scipy, not by the code under test."""
 
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ def test_empty_position_error_names_the_position() -> None:
 
 
 def test_non_finite_value_error_names_the_position() -> None:
-    with pytest.raises(StatsError, match=r"position 1 of the series holds a value that is not a finite number"):
+    message = r"position 1 of the series holds a value that is not a finite number"
+    with pytest.raises(StatsError, match=message):
         detect_change_points([[1.0, 2.0], [3.0, float("inf")]])
 
 
