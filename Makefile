@@ -17,9 +17,9 @@ lint: setup
 	$(VENV)/lint-imports
 
 # The suite in two lanes at once (the built image's tests beside the rest), then the tests that need
-# the host alone: scripts/test_lanes.py. `.venv/bin/pytest` alone runs the same tests in one process.
+# the host alone: scripts/lanes.py. `.venv/bin/pytest` alone runs the same tests in one process.
 test: lint
-	$(VENV)/python scripts/test_lanes.py
+	$(VENV)/python scripts/lanes.py
 
 # The fast tests in a fresh virtualenv with every dependency at its pyproject.toml floor (downloads
 # from PyPI): the floors are versions the code was run with. Only the test tools of the dev extra: the

@@ -13,7 +13,7 @@ import pytest
 from bootscope.lab import hostload
 from bootscope.lab.hostload import HostLoadMeter, process_ticks, wait_for_idle
 
-# It reads the host's load: in `make test` it runs after both lanes, alone (scripts/test_lanes.py).
+# It reads the host's load: in `make test` it runs after both lanes, alone (scripts/lanes.py).
 pytestmark = pytest.mark.alone
 
 TICK_S = 1 / os.sysconf("SC_CLK_TCK")

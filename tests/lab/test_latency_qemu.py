@@ -17,7 +17,7 @@ from bootscope.lab.workloads.latency_record import parse_tool_section
 from bootscope.parse.latency_transcript import interrupt_counts, split_transcript
 from bootscope.store import Store
 
-# Its guests' latencies are host time: in `make test` it runs alone (scripts/test_lanes.py).
+# Its guests' latencies are host time: in `make test` it runs alone (scripts/lanes.py).
 pytestmark = pytest.mark.alone
 
 

@@ -21,7 +21,7 @@ from bootscope.usecases import run as execute
 from bootscope.usecases.summary import summarize
 
 # It waits for an idle host and makes a load of its own: in `make test` it runs alone
-# (scripts/test_lanes.py).
+# (scripts/lanes.py).
 pytestmark = pytest.mark.alone
 
 HOG = [sys.executable, "-c", "while True: pass"]

@@ -21,7 +21,7 @@ from bootscope.store import Store
 from bootscope.usecases.run import start_experiment
 
 # Plain TCG with two vCPUs: its boots are host time, so in `make test` it runs alone
-# (scripts/test_lanes.py).
+# (scripts/lanes.py).
 pytestmark = pytest.mark.alone
 
 BOOTS_PER_VARIANT = 6  # an exact two-sided Mann-Whitney reaches p = 0.0022, q < 0.05 over 6 phases
