@@ -153,8 +153,19 @@ def stratified_shift(
         raise StatsError("no stratum holds boots of both cohorts")
     shifts = [_one_stratum(name, control, canary, alpha) for name, (control, canary) in kept.items()]
     adjusted = holm([shift.p_value for shift in shifts])
+    # A p-value that underflowed to 0.0 (complete separation of some thousand boots a side) is
+    # the smallest there is, not a missing one: only None becomes 1.
     shifts = [
-        StratumShift(s.stratum, s.n_control, s.n_canary, s.shift, s.ci, s.p_value, float(p or 1.0), s.method)
+        StratumShift(
+            s.stratum,
+            s.n_control,
+            s.n_canary,
+            s.shift,
+            s.ci,
+            s.p_value,
+            1.0 if p is None else float(p),
+            s.method,
+        )
         for s, p in zip(shifts, adjusted, strict=True)
     ]
     strata = [_stratum(control, canary, weighted=True) for control, canary in kept.values()]
