@@ -256,8 +256,11 @@ def attribute(
     total (``unexplained_s``, ``offsets``; default, or when absent: the first-ranked component's
     kind); components of ``printed_kinds`` seen on one side only are set apart, not tested.
 
-    Raises StatsError for fewer than 2 totals a side, NaN, or an alpha outside (0, 0.5).
+    Raises StatsError for fewer than 2 totals a side, NaN, an alpha outside (0, 0.5) or an fdr
+    outside (0, 1).
     """
+    if not 0.0 < fdr < 1.0:
+        raise StatsError(f"the false discovery rate must lie between 0 and 1 (got {fdr:g})")
     total = compare(
         total_a,
         total_b,
