@@ -17,19 +17,21 @@ from math import comb
 from bootscope.errors import StatsError
 
 MAX_BOOTS_A_SIDE = 1000
+ALTERNATIVES = ("two-sided", "less", "greater")
 
 
 def smallest_p(n_a: int, n_b: int, alternative: str = "two-sided", method: str = "mw") -> float:
     """Return the smallest p-value (dimensionless, 0..1) that ``method`` (``mw``: Mann-Whitney, exact;
     ``sign``: seed 000's sign test) can return for ``n_a`` and ``n_b`` values, whatever they are.
-    Raises StatsError for a side of fewer than 1 value or an unknown method."""
+    Raises StatsError for a side of fewer than 1 value, an unknown alternative or an unknown method."""
     if n_a < 1 or n_b < 1:
         raise StatsError(f"a side of {min(n_a, n_b)} values has no p-value")
-    sides = 2.0 if alternative == "two-sided" else 1.0
+    if alternative not in ALTERNATIVES:
+        raise StatsError(f"unknown alternative {alternative!r}; use {', '.join(ALTERNATIVES)}")
+    sides = 2 if alternative == "two-sided" else 1
     if method == "mw":
-        # Exact in integers; beyond float range the floor is 0 for any alpha.
-        ways = comb(n_a + n_b, n_a)
-        return min(1.0, sides / ways) if ways < 2**1000 else 0.0
+        # Integer over integer: exact, correctly rounded, and 0.0 only once it underflows.
+        return min(1.0, sides / comb(n_a + n_b, n_a))
     if method == "sign":
         return min(1.0, sides * max(0.5**n_a, 0.5**n_b))
     raise StatsError(f"unknown method {method!r}; use mw or sign")
@@ -41,7 +43,7 @@ def boots_to_reach(alpha: float, alternative: str = "two-sided", method: str = "
     alpha outside (0, 1) or when even MAX_BOOTS_A_SIDE boots a side are not enough."""
     if not 0 < alpha < 1:
         raise StatsError(f"alpha must lie between 0 and 1, not {alpha}")
-    for n in range(2, MAX_BOOTS_A_SIDE + 1):
+    for n in range(1, MAX_BOOTS_A_SIDE + 1):
         if smallest_p(n, n, alternative, method) < alpha:
             return n
     raise StatsError(f"alpha {alpha} needs more than {MAX_BOOTS_A_SIDE} boots a side")
