@@ -30,6 +30,9 @@ from bootscope.model import Boot, LogLine, Outcome
 # After a panic the kernel prints its trace and, with panic=-1, reboots at once (QEMU exits because of
 # -no-reboot). If the command line keeps the guest hanging instead, stop waiting after this long.
 PANIC_GRACE_S = 5.0
+# An end line before the marker: an image's collector can finish before its getty prints the login
+# prompt on a loaded host. The boot waits this much longer for the marker.
+END_GRACE_S = 120.0
 MAX_LINE_BYTES = 1 << 16  # a line longer than this (binary junk) is cut into pieces
 _STDERR_TAIL_BYTES = 4096
 
@@ -40,7 +43,8 @@ class BootConfig:
 
     ``marker_regex`` names the line that ends a successful boot; ``stop_on_marker`` kills QEMU as soon as
     it appears (else the guest powers off by itself). ``end_regex`` kills QEMU when a line matches it
-    (for example the second kernel's marker after kexec); the boot is ok if the marker was seen.
+    and the marker was seen (an end line first: QEMU is killed when the marker follows, or
+    END_GRACE_S later, and the boot failed).
     ``cpu_affinity`` pins QEMU to those host CPUs. ``icount_shift`` makes guest time a function of
     instructions executed (TCG only, one vCPU); the guest's real-time clock then starts at ``rtc_base``
     (None: guest_clock.DEFAULT_RTC_BASE) and runs on the virtual clock, so that nothing of the host's
@@ -229,7 +233,7 @@ def boot_once(
     panic = re.compile(config.panic_regex) if config.panic_regex else None
     lines: list[LogLine] = []
     stderr_tail = b""
-    marker_seen = stopped_by_us = timed_out = False
+    marker_seen = stopped_by_us = timed_out = end_seen = False
     panic_line: str | None = None
     host_start_ns = time.monotonic_ns()
     try:
@@ -277,9 +281,13 @@ def boot_once(
                         deadline_ns = min(deadline_ns, now_ns + int(PANIC_GRACE_S * 1e9))
                     if not marker_seen and marker.search(line.text):
                         marker_seen = True
-                        stopped_by_us = config.stop_on_marker
+                        stopped_by_us = config.stop_on_marker or end_seen
                     if end is not None and end.search(line.text):
-                        stopped_by_us = True
+                        end_seen = True
+                        if marker_seen:
+                            stopped_by_us = True
+                        else:
+                            deadline_ns = min(deadline_ns, now_ns + int(END_GRACE_S * 1e9))
         selector.close()
         for line in splitter.flush(time.monotonic_ns()):
             lines.append(line)
@@ -293,8 +301,17 @@ def boot_once(
         proc.stdout.close()
         proc.stderr.close()
     host_end_ns = time.monotonic_ns()
+    # An end line and then no marker within END_GRACE_S: a failed boot, not a timeout.
+    no_marker_after_end = end_seen and not marker_seen and timed_out
     outcome, reason = _outcome(
-        config, lines, marker_seen, stopped_by_us, timed_out, panic_line, returncode, stderr_tail
+        config,
+        lines,
+        marker_seen,
+        stopped_by_us or no_marker_after_end,
+        timed_out and not no_marker_after_end,
+        panic_line,
+        returncode,
+        stderr_tail,
     )
     return Boot(
         lines=tuple(lines),
@@ -344,7 +361,7 @@ def _outcome(
     if stopped_by_us:
         if marker_seen:
             return Outcome.OK, ""
-        return Outcome.QEMU_ERROR, f"end line seen before the marker; last line: {last}"
+        return Outcome.QEMU_ERROR, f"end line seen and no marker {END_GRACE_S:g} s later; last line: {last}"
     stderr = _shorten(stderr_tail.decode("utf-8", errors="replace").strip().replace("\n", " | "))
     if returncode < 0:
         return Outcome.QEMU_ERROR, f"QEMU was killed by signal {-returncode}; last line: {last}"

@@ -6,12 +6,14 @@ import os
 import re
 import shutil
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from bootscope.errors import BootError, InputError
 from bootscope.lab.hostload import HostLoadMeter
+from bootscope.lab.qemu import process
 from bootscope.lab.qemu.initramfs import BUSYBOX, InitramfsSpec, build_initramfs
 from bootscope.lab.qemu.process import (
     BootConfig,
@@ -248,3 +250,36 @@ def test_icount_boot_stopped_on_the_marker(cloud_kernel: Path) -> None:
     assert boot.outcome is Outcome.OK, boot.reason
     assert "-icount" in boot.command and "shift=2,sleep=off" in boot.command
     assert not any("reboot: Power down" in line.text for line in boot.lines)
+
+
+@pytest.mark.boot
+@needs_qemu
+def test_an_end_line_before_the_marker_waits_for_the_marker(
+    cloud_kernel: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An image's collector can print its end line before the getty prints the login prompt (a loaded
+    # host, one CI run): the boot goes on until the marker, and is ok.
+    late = build_initramfs(
+        InitramfsSpec(
+            init_script="#!/bin/sh\necho TEST-END\nsleep 1\necho TEST-MARKER\nwhile :; do sleep 1; done\n"
+        )
+    )
+    config = BootConfig(
+        kernel=cloud_kernel,
+        initrd=late,
+        append="",
+        marker_regex="TEST-MARKER",
+        end_regex="TEST-END",
+        timeout_s=120,
+    )
+    boot = boot_once(config)
+    assert boot.outcome is Outcome.OK, boot.reason
+    texts = [line.text for line in boot.lines]
+    assert texts.index("TEST-END") < texts.index("TEST-MARKER") == len(texts) - 1
+    # No marker at all after the end line: a failed boot once the grace period is over, not a timeout.
+    monkeypatch.setattr(process, "END_GRACE_S", 2.0)
+    silent_after_end = "#!/bin/sh\necho TEST-END\nwhile :; do sleep 1; done\n"
+    never = build_initramfs(InitramfsSpec(init_script=silent_after_end))
+    boot = boot_once(replace(config, initrd=never))
+    assert boot.outcome is Outcome.QEMU_ERROR
+    assert "end line seen and no marker 2 s later" in boot.reason
