@@ -8,25 +8,18 @@ from __future__ import annotations
 import math
 
 import pytest
+from bad_sides import BAD_SIDES, GOOD
 
 from bootscope.errors import StatsError
 from bootscope.stats.bootstrap import median_difference_ci
 from bootscope.stats.rank import hodges_lehmann
-
-GOOD = [1.0, 2.0, 3.0]
-
 
 # --- median_difference_ci: the side named in an input error ------------------------------------
 
 
 @pytest.mark.parametrize(
     ("a", "b", "message"),
-    [
-        ([1.0, math.nan], GOOD, r"^side a holds a NaN"),
-        ([], GOOD, r"^side a has 0 sample\(s\)"),
-        (GOOD, [math.inf, 1.0], r"^side b holds a NaN"),
-        (GOOD, [], r"^side b has 0 sample\(s\)"),
-    ],
+    BAD_SIDES,
 )
 def test_bootstrap_bad_input_names_the_side_as_a_or_b(a: list[float], b: list[float], message: str) -> None:
     with pytest.raises(StatsError, match=message):
