@@ -3,6 +3,7 @@ refuse a newer or foreign one."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 
@@ -13,6 +14,14 @@ from bootscope.errors import StoreError, StoreLookupError
 from bootscope.store import schema
 
 Writer = Callable[[str], AbstractContextManager[Connection]]
+CREATING_WAIT_S = 5.0
+
+
+def _version(engine: Engine) -> str | None:
+    """The schema version the store's meta table records, None while it has none."""
+    with engine.connect() as conn:
+        value = conn.execute(sa.select(schema.meta.c.value).where(schema.meta.c.key == "schema")).scalar()
+    return None if value is None else str(value)
 
 
 def ensure_schema(engine: Engine, name: str, write: Writer, *, create: bool = True) -> None:
@@ -23,10 +32,18 @@ def ensure_schema(engine: Engine, name: str, write: Writer, *, create: bool = Tr
     write; StoreLookupError for an empty database when ``create`` is False."""
     tables = set(sa.inspect(engine).get_table_names())
     if schema.meta.name in tables:
-        with engine.connect() as conn:
-            version = conn.execute(
-                sa.select(schema.meta.c.value).where(schema.meta.c.key == "schema")
-            ).scalar()
+        version = _version(engine)
+        # SQLite commits each CREATE TABLE by itself, so another bootscope creating this store can
+        # show its tables before its version row: give it CREATING_WAIT_S to finish.
+        deadline_s = time.monotonic() + CREATING_WAIT_S
+        while version is None and time.monotonic() < deadline_s:
+            time.sleep(0.05)
+            version = _version(engine)
+        if version is None:
+            raise StoreError(
+                f"{name} holds bootscope's tables but no schema version (a store whose creation was"
+                " cut short); use another --db"
+            )
         if version in schema.MIGRATIONS:
             _migrate(str(version), write)
             return
