@@ -63,7 +63,7 @@ def ensure_schema(engine: Engine, name: str, write: Writer, *, create: bool = Tr
             conn.execute(sa.insert(schema.meta).values(key="schema", value=schema.SCHEMA_VERSION))
     except StoreError:
         # Two processes opened the same new file at once (a run and `bootscope runs`): the other
-        # one created the schema (tables and version row in one transaction); check its version.
+        # one created the schema (its version row may follow its tables: see above); check its version.
         if schema.meta.name not in set(sa.inspect(engine).get_table_names()):
             raise
         ensure_schema(engine, name, write, create=create)
