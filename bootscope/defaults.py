@@ -46,7 +46,8 @@ LOGIN_PROMPT = r"\S login: "
 COLLECT_BEGIN = "BOOTSCOPE-SYSTEMD-BEGIN"
 COLLECT_SECTION = "BOOTSCOPE-SYSTEMD-SECTION"
 COLLECT_END = "BOOTSCOPE-SYSTEMD-END"
-# The image's kernel command line: root on the partition-less virtio disk, systemd's own log lines
-# on the console with printk stamps (log_target=kmsg; printk.devkmsg=on lifts the kernel's rate limit
-# on /dev/kmsg writers so no systemd line is dropped), no untimed status lines.
-IMAGE_APPEND = "root=/dev/vda rw systemd.log_target=kmsg printk.devkmsg=on systemd.show_status=0"
+# The image's kernel command line besides root= (the partition-less disk, whose device depends on how
+# it is attached: lab/qemu/disk.py): systemd's own log lines on the console with printk stamps
+# (log_target=kmsg; printk.devkmsg=on lifts the kernel's rate limit on /dev/kmsg writers so no systemd
+# line is dropped), no untimed status lines.
+IMAGE_APPEND = "rw systemd.log_target=kmsg printk.devkmsg=on systemd.show_status=0"

@@ -2,9 +2,10 @@
 
 The suite's time is mostly real boots, and a TCG guest with one vCPU keeps one core busy while the
 other waits. So the tests of the one built image (the machine it serves over SSH, its root under a
-foreign kernel) run in their own lane beside every other test, and the tests marked ``alone`` (their
-boots measure host time: plain TCG with two vCPUs, bootscope's idle-host wait, a load of their own,
-cyclictest, the image's --icount A/B) run last, by themselves, once both lanes are done. Each real part
+foreign kernel, its --icount A/B, whose guest time the host cannot reach since the disk is an NVDIMM)
+run in their own lane beside every other test, and the tests marked ``alone`` (their boots measure
+host time: plain TCG with two vCPUs, bootscope's idle-host wait, a load of their own, cyclictest) run
+last, by themselves, once both lanes are done. Each real part
 is still started once: the image lane holds the served machine, the other lane the Dask cluster;
 kernels and the image come from one cache.
 
@@ -27,11 +28,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # The tests that boot the built image (tests/conftest.py's default_image): the machine it serves, its
-# root under a foreign kernel. Its A/B experiment (test_image_boot.py) is marked alone: its --icount
-# guest time warps while the guest waits on disk reads that a loaded host serves late.
+# root under a foreign kernel, its --icount A/B experiment.
 IMAGE_LANE = (
     "tests/lab/test_ssh_target.py",
     "tests/lab/test_foreign_kernel_boot.py",
+    "tests/lab/test_image_boot.py",
 )
 SEED_ENV = "BOOTSCOPE_TEST_SEED"
 

@@ -75,6 +75,16 @@ def run(
             " guest boots from it: give --append 'root=/dev/vda ...' and --marker.",
         ),
     ] = None,
+    disk_attach: Annotated[
+        str | None,
+        typer.Option(
+            "--disk-attach",
+            help="How the disk or image is attached: virtio, or nvdimm (a raw image as guest memory,"
+            " /dev/pmem0; the guest's kernel needs nfit and nd_pmem), so that an --icount guest never"
+            " waits on the host's disk and host load cannot reach its clock. Default: nvdimm for an"
+            " image under --icount when it can be, else virtio.",
+        ),
+    ] = None,
     image: Annotated[
         str | None,
         typer.Option(
@@ -158,7 +168,7 @@ def run(
     )  # fmt: skip
     singles = {
         "image": image, "append": append, "smp": smp, "mem": mem, "cpu": cpu, "icount": icount,
-        "marker": marker, "initrd": initrd, "disk": disk,
+        "marker": marker, "initrd": initrd, "disk": disk, "disk-attach": disk_attach,
     }  # fmt: skip
     given = base_options(singles, {"qemu-arg": qemu_arg, "command": command, "file": file})
     request = BootRequest(kernel, settings, given, tuple(variant or ()), plan_file)

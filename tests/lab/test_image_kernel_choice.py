@@ -1,5 +1,7 @@
 """Which initramfs an image variant boots: the image's own for its release, bootscope's root initramfs
-for any other kernel, said in the run's notes (fast: a fake target, nothing boots)."""
+for any other kernel, said in the run's notes; and how its disk is attached: an NVDIMM under --icount
+where the initramfs can find the root on one, else virtio, said in the notes (fast: a fake target,
+nothing boots)."""
 
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ class ImageTarget(FakeTarget):
 
     image_release: str = FAKE_RELEASE
     refuse: bool = False
+    recipe_version: int = 5
 
     def resolve_image(self, name: str) -> Image:
         root = Path("/fake/images") / name
@@ -37,6 +40,7 @@ class ImageTarget(FakeTarget):
             ImageRecipe(),
             1.0,
             "now",
+            self.recipe_version,
         )
 
     def build_root_initramfs(self, kernel: KernelImage) -> RootInitramfs:
@@ -50,10 +54,10 @@ class ImageTarget(FakeTarget):
         )
 
 
-def _workload(*variants: str) -> BootWorkload:
+def _workload(*variants: str, icount: bool = False) -> BootWorkload:
     plan = build_plan(
         kernel=None,
-        base_options=[("image", "img")],
+        base_options=[("image", "img"), *([("icount", 3)] if icount else [])],
         variant_texts=list(variants),
         plan_file=None,
         settings=GivenSettings(seed=1),
@@ -86,3 +90,55 @@ def test_a_kernel_without_the_disk_driver_names_the_variant() -> None:
     workload = _workload("other:kernel=k2")
     with pytest.raises(InputError, match=r"^variant other: kernel .*no virtio_blk module"):
         workload.prepare(ImageTarget(image_release="6.1.0-50-cloud-amd64", refuse=True), "tcg")
+
+
+def _root(workload: BootWorkload, name: str) -> str:
+    return next(word for word in workload.configs[name].append.split() if word.startswith("root="))
+
+
+def test_under_icount_the_image_disk_is_an_nvdimm_and_the_root_its_pmem_device() -> None:
+    workload = _workload("a:", "b:append=quiet", icount=True)
+    assert workload.prepare(ImageTarget(), "tcg") == []
+    for name in ("a", "b"):
+        assert workload.configs[name].disk_attach == "nvdimm"
+        assert _root(workload, name) == "root=/dev/pmem0"
+    assert not workload.disk_notes
+
+
+def test_without_icount_or_when_asked_the_disk_stays_on_virtio() -> None:
+    plain = _workload("a:")
+    plain.prepare(ImageTarget(), "tcg")
+    assert plain.configs["a"].disk_attach == "virtio" and _root(plain, "a") == "root=/dev/vda"
+    asked = _workload("a:disk-attach=virtio", icount=True)
+    assert asked.prepare(ImageTarget(), "tcg") == []
+    assert asked.configs["a"].disk_attach == "virtio" and _root(asked, "a") == "root=/dev/vda"
+
+
+def test_an_image_of_an_older_recipe_stays_on_virtio_and_the_notes_say_why() -> None:
+    workload = _workload("a:", icount=True)
+    notes = workload.prepare(ImageTarget(recipe_version=4), "tcg")
+    assert workload.configs["a"].disk_attach == "virtio"
+    (note,) = notes
+    assert note.startswith("variant a: the disk stays on virtio") and "bootscope image build" in note
+    assert "warp" in note
+    with pytest.raises(InputError, match=r"^variant a: disk-attach=nvdimm: image img was built before"):
+        _workload("a:disk-attach=nvdimm", icount=True).prepare(ImageTarget(recipe_version=4), "tcg")
+
+
+def test_a_foreign_kernel_keeps_virtio_and_mixed_attaches_are_named() -> None:
+    workload = _workload("own:", "other:kernel=k2", icount=True)
+    notes = workload.prepare(ImageTarget(image_release="6.1.0-50-cloud-amd64"), "tcg")
+    assert workload.configs["own"].disk_attach == "nvdimm"
+    assert workload.configs["other"].disk_attach == "virtio"
+    assert "virtio only" in workload.disk_notes["other"]
+    assert any(text.startswith("the variants attach their disks differently") for text in notes)
+    assert any("own nvdimm" in text and "other virtio" in text for text in notes)
+    with pytest.raises(InputError, match=r"^variant other: disk-attach=nvdimm: bootscope's initramfs"):
+        _workload("other:kernel=k2,disk-attach=nvdimm", icount=True).prepare(
+            ImageTarget(image_release="6.1.0-50-cloud-amd64"), "tcg"
+        )
+
+
+def test_disk_attach_takes_only_its_two_values() -> None:
+    with pytest.raises(InputError, match=r"option disk-attach: 'ram' is not one of virtio, nvdimm"):
+        _workload("a:disk-attach=ram")

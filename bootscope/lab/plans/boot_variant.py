@@ -16,6 +16,7 @@ from bootscope import defaults
 from bootscope.errors import InputError
 from bootscope.lab.plans import variants
 from bootscope.lab.plans.variants import OptionTable, whole_number
+from bootscope.lab.qemu.disk import DISK_ATTACHES
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +28,8 @@ class VariantSpec:
     disk and no ``initrd`` the guest boots from the disk and bootscope's initramfs is not used.
     ``image`` names a system image built by ``bootscope image build``: a full Debian boot from its
     disk, with the image's own kernel and initramfs (``kernel`` "") or ``kernel`` when it is the
-    same release."""
+    same release. ``disk_attach`` says how the disk or image is attached ("virtio" or "nvdimm", see
+    lab/qemu/disk.py); None: an image under ``icount_shift`` as an NVDIMM when it can be, else virtio."""
 
     name: str
     kernel: str
@@ -43,6 +45,7 @@ class VariantSpec:
     files: tuple[tuple[str, str], ...] = ()
     disk: str | None = None
     image: str | None = None
+    disk_attach: str | None = None
 
     def config(self) -> dict[str, Any]:
         """Return the options as a JSON-able dict (what the store keeps per variant)."""
@@ -106,6 +109,13 @@ def _disk(_spec: VariantSpec, value: Any) -> dict[str, Any]:
     return {"disk": str(path.resolve())}
 
 
+def _disk_attach(_spec: VariantSpec, value: Any) -> dict[str, Any]:
+    text = str(value)
+    if text not in DISK_ATTACHES:
+        raise InputError(f"option disk-attach: {text!r} is not one of {', '.join(DISK_ATTACHES)}")
+    return {"disk_attach": text}
+
+
 def _image(spec: VariantSpec, value: Any) -> dict[str, Any]:
     """An image variant ends at the getty's login prompt and gets more memory than an initramfs,
     unless the variant already says otherwise."""
@@ -134,6 +144,7 @@ OPTIONS: dict[str, Callable[[VariantSpec, Any], dict[str, Any]]] = {
     "command": lambda spec, value: {"commands": spec.commands + _commands(value)},
     "file": lambda spec, value: {"files": spec.files + _file_pairs(value)},
     "disk": _disk,
+    "disk-attach": _disk_attach,
     "image": _image,
 }
 # Options whose value is free text in which a comma may appear (`qemu-arg=-device virtio-rng,id=r`).

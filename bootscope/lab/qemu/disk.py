@@ -1,5 +1,13 @@
-"""The user's disk image: its format, asked of ``qemu-img``, and the ``-drive`` option that attaches
-it so that no boot changes it."""
+"""The user's disk image: its format, asked of ``qemu-img``, and the QEMU options that attach it so
+that no boot changes it: a virtio disk, or an emulated NVDIMM whose contents are guest memory.
+
+Why an NVDIMM: under ``-icount`` with ``sleep=off`` the guest's clock jumps to its next timer whenever
+its one vCPU idles. A guest that waits for a virtio disk read idles while a host thread serves the
+read, so every host delay (a loaded host schedules that thread late) turns into guest time, and one
+boot of a Debian image ran 119743 s of guest time (bench/RESULTS.md). An NVDIMM is memory: the guest
+reads its file system with its own instructions, the host's page faults stop the vCPU instead of
+idling it, and the guest's clock never sees the host. Its backend maps the image privately
+(``share=off``), so the guest's writes stay in the QEMU process and never reach the file."""
 
 from __future__ import annotations
 
@@ -11,6 +19,11 @@ from pathlib import Path
 
 from bootscope.errors import BootError
 
+# How a disk can be attached, and the guest's device for the whole disk under each.
+DISK_ATTACHES = ("virtio", "nvdimm")
+GUEST_DEVICE = {"virtio": "/dev/vda", "nvdimm": "/dev/pmem0"}
+# The QEMU ids of the NVDIMM's memory backend and device.
+_NVDIMM_MEMORY_ID = "bootscope-disk"
 # QEMU's block drivers name formats in lower case letters and digits ("raw", "qcow2", "vmdk").
 FORMAT_RE = re.compile(r"^[a-z0-9]{1,16}$")
 _QEMU_IMG_TIMEOUT_S = 30.0
@@ -56,3 +69,31 @@ def drive_option(image: Path, image_format: str) -> str:
     """
     path = str(image).replace(",", ",,")
     return f"file={path},if=virtio,format={image_format},snapshot=on"
+
+
+def nvdimm_options(image: Path, mem_mb: int) -> list[str]:
+    """Return the QEMU options that attach raw disk ``image`` as an NVDIMM beside ``mem_mb`` MiB of RAM:
+    ``-m`` with one memory slot and room for the image, the PC machine's NVDIMM support, a private
+    (copy-on-write) file mapping of the image, and the NVDIMM on it. The guest sees the whole disk as
+    ``/dev/pmem0`` once its kernel has the ``nfit`` and ``nd_pmem`` drivers.
+
+    Raises BootError if the image cannot be read or is empty.
+    """
+    try:
+        size_bytes = image.stat().st_size
+    except OSError as error:
+        raise BootError(f"cannot read disk image {image}: {error}") from error
+    if size_bytes <= 0:
+        raise BootError(f"disk image {image} is empty")
+    path = str(image).replace(",", ",,")
+    max_mb = mem_mb + -(-size_bytes // (1 << 20))
+    return [
+        "-m",
+        f"{mem_mb},slots=1,maxmem={max_mb}M",
+        "-machine",
+        "nvdimm=on",
+        "-object",
+        f"memory-backend-file,id={_NVDIMM_MEMORY_ID},share=off,mem-path={path},size={size_bytes}",
+        "-device",
+        f"nvdimm,memdev={_NVDIMM_MEMORY_ID},id=bootscope-nvdimm",
+    ]

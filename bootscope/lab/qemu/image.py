@@ -27,7 +27,7 @@ from pathlib import Path
 from bootscope import defaults
 from bootscope.errors import BootError, InputError
 from bootscope.lab.qemu.filelock import locked
-from bootscope.lab.qemu.image_guest import RECIPE_VERSION, write_guest_files
+from bootscope.lab.qemu.image_guest import NVDIMM_RECIPE, RECIPE_VERSION, ROOT_LABEL, write_guest_files
 from bootscope.lab.qemu.image_tools import remove_tree, run_tool
 from bootscope.lab.qemu.kernels import FLAVOURS
 
@@ -85,6 +85,11 @@ class Image:
     recipe: ImageRecipe
     build_s: float
     built_at: str
+    recipe_version: int = 0
+
+    def boots_from_nvdimm(self) -> bool:
+        """Whether the image's initramfs can find its root on an NVDIMM (built by recipe 5 or later)."""
+        return self.recipe_version >= NVDIMM_RECIPE
 
 
 def images_dir() -> Path:
@@ -245,17 +250,24 @@ def _build_into(staging: Path, recipe: ImageRecipe, mirror: str, say: Progress) 
     )
     say("debootstrap done: adding bootscope's files")
     write_guest_files(root, recipe.ssh_key, recipe.packages)
+    release = _kernel_release(root)
+    say(f"rebuilding the initramfs of {release} with bootscope's modules")
+    run_tool(
+        ["chroot", str(root), "update-initramfs", "-u", "-k", release],
+        what="update-initramfs",
+        timeout_s=600.0,
+    )
     for junk in ("var/cache/apt/archives", "var/lib/apt/lists"):
         for path in (root / junk).glob("*"):
             if path.is_file():
                 path.unlink()
-    release = _copy_kernel(root, staging)
+    _copy_kernel(root, staging, release)
     say(f"kernel {release}: packing the tree into a {recipe.size_bytes >> 20} MiB ext4 image")
     disk = staging / "disk.img"
     with disk.open("wb") as handle:
         handle.truncate(recipe.size_bytes)  # sparse: only what mkfs writes takes space
     run_tool(
-        ["mkfs.ext4", "-q", "-F", "-L", "bootscope-root", "-d", str(root), str(disk)],
+        ["mkfs.ext4", "-q", "-F", "-L", ROOT_LABEL, "-d", str(root), str(disk)],
         what="mkfs.ext4 -d",
         timeout_s=600.0,
     )
@@ -263,18 +275,21 @@ def _build_into(staging: Path, recipe: ImageRecipe, mirror: str, say: Progress) 
     return release
 
 
-def _copy_kernel(root: Path, staging: Path) -> str:
-    """Copy /boot's one kernel and its initramfs to ``staging``; return the release."""
+def _kernel_release(root: Path) -> str:
+    """Return the release of /boot's one kernel; raises BootError unless there is exactly one."""
     kernels = sorted((root / "boot").glob("vmlinuz-*"))
     if len(kernels) != 1:
         raise BootError(f"the image's /boot holds {len(kernels)} kernels, expected one")
-    release = kernels[0].name.removeprefix("vmlinuz-")
+    return kernels[0].name.removeprefix("vmlinuz-")
+
+
+def _copy_kernel(root: Path, staging: Path, release: str) -> None:
+    """Copy /boot's kernel ``release`` and its initramfs to ``staging``."""
     initrd = root / "boot" / f"initrd.img-{release}"
     if not initrd.is_file():
         raise BootError(f"the image's /boot has no initrd.img-{release}: initramfs-tools did not run")
-    shutil.copyfile(kernels[0], staging / "vmlinuz")
+    shutil.copyfile(root / "boot" / f"vmlinuz-{release}", staging / "vmlinuz")
     shutil.copyfile(initrd, staging / "initrd.img")
-    return release
 
 
 def _check_can_build() -> None:
@@ -333,6 +348,7 @@ def _read_entry(path: Path, name: str | None) -> Image | None:
             recipe=recipe,
             build_s=float(meta["build_s"]),
             built_at=str(meta["built_at"]),
+            recipe_version=int(meta.get("recipe_version", 0)),
         )
     except (OSError, ValueError, KeyError, TypeError):
         return None

@@ -19,7 +19,16 @@ from bootscope import defaults
 # is told not to take over reboots.
 # 3: bootscope-delay.service, a known delay switched on from the kernel command line.
 # 4: the collector lists inactive units too (a oneshot that ran and exited), and lists them first.
-RECIPE_VERSION = 4
+# 5: the initramfs has the NVDIMM drivers (nfit, nd_pmem), so the disk can be attached as an NVDIMM
+# (lab/qemu/disk.py), and fstab names the root by its label, which either attach finds.
+RECIPE_VERSION = 5
+# The first recipe whose images boot with their disk attached as an NVDIMM.
+NVDIMM_RECIPE = 5
+# The root file system's label (mkfs.ext4 -L), by which fstab names it.
+ROOT_LABEL = "bootscope-root"
+# Drivers the image's initramfs loads besides what initramfs-tools finds: the NVDIMM's bus (ACPI NFIT)
+# and its block device, where the kernel has them as modules.
+INITRAMFS_MODULES = ("nfit", "nd_pmem")
 HOSTNAME = "bootscope"
 COLLECTOR_UNIT = "bootscope-collect.service"
 DELAY_UNIT = "bootscope-delay.service"
@@ -128,14 +137,19 @@ exec >/dev/console 2>&1
 
 
 def write_guest_files(root: Path, ssh_key: str | None, packages: tuple[str, ...] = ()) -> None:
-    """Write bootscope's configuration into the Debian tree ``root``: fstab (root on /dev/vda), host
+    """Write bootscope's configuration into the Debian tree ``root``: fstab (root by its label), the
+    modules its initramfs must hold (INITRAMFS_MODULES; the initramfs is rebuilt after this), host
     name, a getty on ttyS0, the collector unit and the delay unit (both enabled), when given root's
     authorized SSH key and, for an image with ``openssh-server`` among its ``packages``, DHCP on every
     Ethernet link (systemd-networkd), so that ``bootscope image serve`` can forward a port to its SSH
     server.
     Raises OSError if the tree cannot be written."""
     etc = root / "etc"
-    (etc / "fstab").write_text("/dev/vda / ext4 rw,errors=remount-ro 0 0\n")
+    (etc / "fstab").write_text(f"LABEL={ROOT_LABEL} / ext4 rw,errors=remount-ro 0 0\n")
+    modules = etc / "initramfs-tools" / "modules"
+    modules.parent.mkdir(parents=True, exist_ok=True)
+    with modules.open("a", encoding="utf-8") as handle:
+        handle.write("".join(f"{name}\n" for name in INITRAMFS_MODULES))
     (etc / "hostname").write_text(HOSTNAME + "\n")
     (etc / "hosts").write_text(f"127.0.0.1 localhost\n127.0.1.1 {HOSTNAME}\n")
     systemd = etc / "systemd" / "system"

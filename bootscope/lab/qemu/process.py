@@ -23,7 +23,7 @@ from pathlib import Path
 from bootscope import defaults
 from bootscope.errors import BootError, InputError
 from bootscope.lab.child import child_setup
-from bootscope.lab.qemu.disk import FORMAT_RE, disk_format, drive_option
+from bootscope.lab.qemu.disk import DISK_ATTACHES, FORMAT_RE, disk_format, drive_option, nvdimm_options
 from bootscope.lab.qemu.guest_clock import DEFAULT_RTC_BASE
 from bootscope.model import Boot, LogLine, Outcome
 
@@ -49,9 +49,10 @@ class BootConfig:
     instructions executed (TCG only, one vCPU); the guest's real-time clock then starts at ``rtc_base``
     (None: guest_clock.DEFAULT_RTC_BASE) and runs on the virtual clock, so that nothing of the host's
     time reaches the guest (unless ``extra_qemu_args`` sets ``-rtc`` itself). ``disk`` is the user's
-    disk image, attached as a virtio disk with ``snapshot=on`` so the guest's writes never reach it;
-    ``disk_format`` is its format (None: ask ``qemu-img``, or guess from the suffix, when the command
-    is built).
+    disk image, attached as ``disk_attach`` says: "virtio", a virtio disk with ``snapshot=on``, or
+    "nvdimm", an emulated NVDIMM mapped privately (raw images only; see lab/qemu/disk.py), so the
+    guest's writes never reach it either way; ``disk_format`` is its format (None: ask ``qemu-img``,
+    or guess from the suffix, when the command is built).
     ``panic_regex`` names the console lines that mean the kernel died (the parse stage's pattern
     table has it; None: no panic detection), so the boot ends as ``panic`` at once.
     ``prompt_regex`` names a prompt (a getty's ``login: ``): prompts end no line, so the text up to
@@ -76,6 +77,7 @@ class BootConfig:
     end_regex: str | None = None
     disk: Path | None = None
     disk_format: str | None = None
+    disk_attach: str = "virtio"
     panic_regex: str | None = None
     prompt_regex: str | None = None
     rtc_base: str | None = None
@@ -112,6 +114,12 @@ def validate(config: BootConfig) -> None:
             raise InputError(f"icount shift must be 0..10 (got {config.icount_shift})")
     if config.disk_format is not None and not FORMAT_RE.match(config.disk_format):
         raise InputError(f"bad disk format {config.disk_format!r} (e.g. raw or qcow2)")
+    if config.disk_attach not in DISK_ATTACHES:
+        raise InputError(
+            f"disk attach must be one of {', '.join(DISK_ATTACHES)} (got {config.disk_attach!r})"
+        )
+    if config.disk_attach == "nvdimm" and config.disk_format not in (None, "raw"):
+        raise InputError(f"an NVDIMM maps the disk's bytes: it takes a raw image, not {config.disk_format}")
     for regex in (config.marker_regex, config.end_regex, config.prompt_regex):
         if regex is not None:
             try:
@@ -127,12 +135,17 @@ def build_command(config: BootConfig) -> list[str]:
     no ``disk_format`` and cannot be inspected (see :func:`disk_format`).
     """
     validate(config)
+    image_format = None
+    if config.disk is not None:
+        image_format = config.disk_format or disk_format(config.disk)
+        if config.disk_attach == "nvdimm" and image_format != "raw":
+            raise InputError(f"an NVDIMM maps the disk's bytes: it takes a raw image, not {image_format}")
+    in_memory = config.disk is not None and config.disk_attach == "nvdimm"
     argv = [
         config.qemu_binary,
         "-accel",
         config.accel,
-        "-m",
-        str(config.mem_mb),
+        *(() if in_memory else ("-m", str(config.mem_mb))),
         "-smp",
         str(config.smp),
         "-nographic",
@@ -153,8 +166,9 @@ def build_command(config: BootConfig) -> list[str]:
             argv += ["-rtc", f"base={config.rtc_base or DEFAULT_RTC_BASE},clock=vm"]
     if config.initrd is not None:
         argv += ["-initrd", str(config.initrd)]
-    if config.disk is not None:
-        image_format = config.disk_format or disk_format(config.disk)
+    if config.disk is not None and in_memory:
+        argv += nvdimm_options(config.disk, config.mem_mb)
+    elif config.disk is not None and image_format is not None:
         argv += ["-drive", drive_option(config.disk, image_format)]
     argv += ["-append", kernel_cmdline(config.append), *config.extra_qemu_args]
     return argv

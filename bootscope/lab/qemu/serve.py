@@ -24,7 +24,7 @@ from pathlib import Path
 from bootscope import defaults
 from bootscope.errors import BootError, InputError
 from bootscope.lab.child import child_setup
-from bootscope.lab.qemu.disk import drive_option
+from bootscope.lab.qemu.disk import GUEST_DEVICE, drive_option
 from bootscope.lab.qemu.image import Image
 
 GUEST_SSH_PORT = 22
@@ -63,7 +63,8 @@ def serve_command(image: Image, config: ServeConfig, qemu_binary: str = "qemu-sy
             "-serial",
             "chardev:console",
         ]
-    append = f"{defaults.IMAGE_APPEND} console=ttyS0 {config.append}".strip()
+    root = GUEST_DEVICE["virtio"]
+    append = f"root={root} {defaults.IMAGE_APPEND} console=ttyS0 {config.append}".strip()
     return [
         qemu_binary,
         "-accel",

@@ -20,7 +20,7 @@ from bootscope.lab.plans.boot import Plan, VariantSpec, plan_from_dict
 from bootscope.lab.plans.schedule import Slot
 from bootscope.lab.plans.settings import RunSettings
 from bootscope.lab.qemu.accel import AccelChoice
-from bootscope.lab.qemu.disk import disk_format
+from bootscope.lab.qemu.disk import GUEST_DEVICE, disk_format
 from bootscope.lab.qemu.guest_clock import round_rtc_base
 from bootscope.lab.qemu.image import Image
 from bootscope.lab.qemu.process import BootConfig
@@ -41,6 +41,8 @@ class BootWorkload:
     releases: dict[str, str | None] = field(default_factory=dict)
     # Per variant: what a kernel foreign to its image boots with (kept with every boot's record).
     notes: dict[str, str] = field(default_factory=dict)
+    # Per variant: why an image under --icount keeps its disk on virtio (kept with every boot's record).
+    disk_notes: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_document(cls, document: Mapping[str, Any]) -> BootWorkload:
@@ -123,6 +125,8 @@ class BootWorkload:
                 variant.kernel, initrd=Path(variant.initrd) if variant.initrd else None
             )
             disk = Path(variant.disk) if variant.disk else None
+            if variant.disk_attach is not None and disk is None:
+                raise InputError(f"variant {variant.name}: disk-attach={variant.disk_attach} needs a disk")
             config = BootConfig(
                 kernel=kernel.image,
                 initrd=_guest_initrd(variant, target),
@@ -133,6 +137,7 @@ class BootWorkload:
                 disk=disk,
                 # Inspected once here, not before every boot.
                 disk_format=disk_format(disk) if disk is not None else None,
+                disk_attach=variant.disk_attach or "virtio",
             )
             try:
                 target.check(config)
@@ -148,6 +153,11 @@ class BootWorkload:
                 f" {', '.join(self.notes)} bootscope's: their {INITRD_S} measure different initramfs,"
                 f" and {KERNEL_INIT_S} includes unpacking an initramfs of another size"
             )
+        notes += [f"variant {name}: {note}" for name, note in self.disk_notes.items()]
+        attaches = {name: config.disk_attach for name, config in self.configs.items() if config.disk}
+        if len(set(attaches.values())) > 1:
+            by = ", ".join(f"{name} {attach}" for name, attach in attaches.items())
+            notes.append(f"the variants attach their disks differently ({by}): their times include how")
         return notes
 
     def _machine(self, variant: VariantSpec, accel: str) -> dict[str, Any]:
@@ -168,11 +178,13 @@ class BootWorkload:
         """Return how to boot an image variant, and its kernel release: the image's kernel and
         initramfs, or the variant's kernel (with the image's initramfs when it is the image's release,
         else with bootscope's root initramfs: the image's initramfs and /lib/modules fit its own kernel
-        only), root on the image's disk, the collector's end marker ending the boot. Records in
-        ``notes`` what a foreign kernel boots with. Raises InputError or BootError naming the variant."""
+        only), root on the image's disk (attached as :meth:`_image_attach` says), the collector's end
+        marker ending the boot. Records in ``notes`` what a foreign kernel boots with and a disk that
+        --icount could not take off the host's I/O. Raises InputError or BootError naming the variant."""
         assert variant.image is not None
         image: Image = target.resolve_image(variant.image)
         kernel_path, initrd, release = image.kernel, image.initrd, image.release
+        root: RootInitramfs | None = None
         if variant.kernel:
             kernel = target.resolve_kernel(variant.kernel)
             kernel_path = kernel.image
@@ -183,10 +195,11 @@ class BootWorkload:
                     raise InputError(f"variant {variant.name}: {error}") from None
                 initrd, release = root.path, root.release
                 self.notes[variant.name] = foreign_kernel_note(root, image)
+        attach = self._image_attach(variant, image, own_initramfs=root is None)
         config = BootConfig(
             kernel=kernel_path,
             initrd=initrd,
-            append=f"{defaults.IMAGE_APPEND} {variant.append}".strip(),
+            append=f"root={GUEST_DEVICE[attach]} {defaults.IMAGE_APPEND} {variant.append}".strip(),
             **self._machine(variant, accel),
             # The boot is ok once the marker (the login prompt) came, and ends when the image's
             # collector has printed systemd's accounting, which comes after it.
@@ -195,12 +208,38 @@ class BootWorkload:
             prompt_regex=defaults.LOGIN_PROMPT,
             disk=image.disk,
             disk_format="raw",
+            disk_attach=attach,
         )
         try:
             target.check(config)
         except InputError as error:
             raise InputError(f"variant {variant.name}: {error}") from None
         return config, release
+
+    def _image_attach(self, variant: VariantSpec, image: Image, own_initramfs: bool) -> str:
+        """Return how an image variant's disk is attached: as the variant says, else as an NVDIMM
+        under --icount (the guest then never waits on the host's disk I/O, which would warp its clock:
+        lab/qemu/disk.py) when the image's initramfs has the drivers, else over virtio. Records in
+        ``notes`` why an --icount boot stays on virtio; raises InputError for an NVDIMM the boot
+        cannot use."""
+        can = own_initramfs and image.boots_from_nvdimm()
+        why_not = (
+            "bootscope's initramfs for another kernel reaches the root over virtio only"
+            if not own_initramfs
+            else f"image {image.name} was built before bootscope's images had the NVDIMM drivers"
+            " (build it again with `bootscope image build`)"
+        )
+        if variant.disk_attach == "nvdimm" and not can:
+            raise InputError(f"variant {variant.name}: disk-attach=nvdimm: {why_not}")
+        if variant.disk_attach is not None:
+            return variant.disk_attach
+        if variant.icount_shift is None:
+            return "virtio"
+        if not can:
+            note = f"the disk stays on virtio ({why_not}): a loaded host can still warp --icount guest time"
+            self.disk_notes[variant.name] = note
+            return "virtio"
+        return "nvdimm"
 
     def slot_done(self, slot: Slot, records: Sequence[BootRecord]) -> bool:
         """A boot slot is done once it has a final record."""
@@ -227,7 +266,16 @@ class BootWorkload:
             index=run.first_index,
             warmup=run.slot.warmup,
             outcome=boot.outcome.value,
-            reason="; ".join(part for part in (boot.reason, self.notes.get(variant.name), note) if part),
+            reason="; ".join(
+                part
+                for part in (
+                    boot.reason,
+                    self.notes.get(variant.name),
+                    self.disk_notes.get(variant.name),
+                    note,
+                )
+                if part
+            ),
             accel=boot.accel,
             command=boot.command,
             kernel_release=release,

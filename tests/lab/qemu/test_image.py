@@ -80,7 +80,11 @@ def test_build_without_root_is_one_clear_error_and_leaves_nothing(
 def test_guest_files(tmp_path: Path) -> None:
     (tmp_path / "etc").mkdir()
     write_guest_files(tmp_path, "ssh-ed25519 AAAA k")
-    assert (tmp_path / "etc/fstab").read_text().startswith("/dev/vda / ext4")
+    # The root by its label, which a virtio disk (/dev/vda) and an NVDIMM (/dev/pmem0) both carry.
+    assert (tmp_path / "etc/fstab").read_text() == "LABEL=bootscope-root / ext4 rw,errors=remount-ro 0 0\n"
+    # The initramfs gets the NVDIMM's bus driver and block driver (listed once each, after any of Debian's).
+    modules = (tmp_path / "etc/initramfs-tools/modules").read_text().split("\n")
+    assert modules.count("nfit") == 1 and modules.count("nd_pmem") == 1
     getty = tmp_path / "etc/systemd/system/getty.target.wants/serial-getty@ttyS0.service"
     assert os.readlink(getty) == "/lib/systemd/system/serial-getty@.service"
     unit = (tmp_path / "etc/systemd/system" / COLLECTOR_UNIT).read_text()

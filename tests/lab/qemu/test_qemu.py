@@ -83,6 +83,39 @@ def _drive(argv: list[str]) -> str:
     return argv[argv.index("-drive") + 1]
 
 
+def test_an_nvdimm_maps_a_raw_disk_privately_beside_the_ram(tmp_path: Path) -> None:
+    disk = tmp_path / "root,disk.img"
+    disk.write_bytes(b"\0" * ((3 << 20) + 1))  # 3 MiB and one byte: room is rounded up to 4 MiB
+    config = BootConfig(
+        kernel=KERNEL, initrd=None, append="", disk=disk, disk_format="raw", disk_attach="nvdimm"
+    )
+    argv = build_command(config)
+    assert "-drive" not in argv
+    # One -m, with one slot and the RAM (256 MiB by default) plus the disk as the most memory.
+    assert (
+        argv.count("-m") == 1
+        and argv[argv.index("-m") + 1] == f"{config.mem_mb},slots=1,maxmem={config.mem_mb + 4}M"
+    )
+    assert argv[argv.index("-machine") + 1] == "nvdimm=on"
+    escaped = str(disk).replace(",", ",,")
+    backend = f"memory-backend-file,id=bootscope-disk,share=off,mem-path={escaped},size={(3 << 20) + 1}"
+    assert argv[argv.index("-object") + 1] == backend
+    assert argv[argv.index("-device") + 1] == "nvdimm,memdev=bootscope-disk,id=bootscope-nvdimm"
+
+
+def test_an_nvdimm_takes_raw_images_only(tmp_path: Path) -> None:
+    disk = tmp_path / "d.qcow2"
+    disk.write_bytes(b"\0" * 4096)
+    with pytest.raises(InputError, match="an NVDIMM maps the disk's bytes: it takes a raw image, not qcow2"):
+        build_command(
+            BootConfig(
+                kernel=KERNEL, initrd=None, append="", disk=disk, disk_format="qcow2", disk_attach="nvdimm"
+            )
+        )
+    with pytest.raises(InputError, match="disk attach must be one of virtio, nvdimm"):
+        build_command(BootConfig(kernel=KERNEL, initrd=None, append="", disk=disk, disk_attach="scsi"))
+
+
 @pytest.mark.skipif(shutil.which("qemu-img") is None, reason="qemu-img not installed")
 def test_disk_is_a_virtio_snapshot_in_the_format_qemu_img_reports(tmp_path: Path) -> None:
     # qemu-img reads the header, not the name: a raw file called .qcow2 stays raw, and a real qcow2
