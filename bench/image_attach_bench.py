@@ -55,8 +55,11 @@ def _run(image: str, boots: int, db: Path) -> float:
 def _table(db: Path) -> tuple[list[str], dict[str, dict[str, list[float]]]]:
     """Return the table's lines and the values per variant and metric, in boot order."""
     values: dict[str, dict[str, list[float]]] = {v: {m: [] for m in METRICS} for v in VARIANTS}
+    failed: list[str] = []
     with Store.open(str(db)) as store:
         for boot in store.boots(1):
+            if boot.outcome != "ok":
+                failed.append(f"- boot {boot.index} ({boot.variant}): {boot.outcome}, {boot.reason}")
             for metric in METRICS:
                 value = boot.metrics.get(metric)
                 if boot.outcome == "ok" and value is not None:
@@ -70,6 +73,8 @@ def _table(db: Path) -> tuple[list[str], dict[str, dict[str, list[float]]]]:
             )
             spread = f"{max(seen) - min(seen):.6f}" if seen else "-"
             lines.append(f"| {variant} | `{metric}` | {shown} | {spread} |")
+    if failed:
+        lines += ["", "Boots that did not end ok:", *failed]
     return lines, values
 
 
@@ -80,9 +85,10 @@ def main() -> None:
     parser.add_argument("--load", type=int, default=2, help="busy processes beside the boots")
     parser.add_argument("--image", default="bootscope-test", help="the image (bootscope image build NAME)")
     parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--db", type=Path, help="keep the run in this store (default: a temporary one)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bootscope-attach-") as work:
-        db = Path(work) / "attach.db"
+        db = args.db or Path(work) / "attach.db"
         load_before = os.getloadavg()[0]
         # Longer than any run: the spinners are stopped when the run ends.
         spinners = [
@@ -103,10 +109,11 @@ def main() -> None:
         [
             f"## {SECTION}",
             "",
-            f"`{command}` ({stamp}): one `bootscope run --image {args.image} --icount 3 -j 2`",
-            f"of {args.n} boots per variant, {args.load} busy processes beside it (load average",
-            f"{load_before:.2f} before), {wall_s:.0f} s wall. The variants differ only in `disk-attach`;",
-            "each round boots both at its date.",
+            f"`{command}`",
+            f"({stamp}): one `bootscope run --image {args.image} --icount 3 -j 2` of {args.n} boots per",
+            f"variant, {args.load} busy processes beside it (load average {load_before:.2f} before),",
+            f"{wall_s:.0f} s wall. The variants differ only in `disk-attach`; each round boots both at its",
+            "date.",
             "",
             *lines,
             "",

@@ -61,7 +61,8 @@ Timeout = Annotated[
     float | None,
     typer.Option(
         "--timeout",
-        help=f"Seconds one slot may take: a boot (default {defaults.BOOT_TIMEOUT_S:g}), a kexec chain"
+        help=f"Seconds one slot may take: a boot (default {defaults.BOOT_TIMEOUT_S:g}; an image's"
+        f" {defaults.IMAGE_BOOT_TIMEOUT_S:g}), a kexec chain"
         f" (default {defaults.KEXEC_TIMEOUT_PER_KERNEL_S:g} per kernel).",
     ),
 ]

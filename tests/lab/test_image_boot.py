@@ -155,6 +155,20 @@ def test_image_variant_ends_at_the_login_prompt_with_more_memory() -> None:
     (variant,) = plan.variants
     assert variant.image == "x" and variant.kernel == "" and variant.mem_mb == 1024
     assert "login: " in variant.marker
+    # A full boot runs on to the collector's accounting: 600 s unless a timeout is given.
+    assert plan.timeout_s == 600.0
+    given = build_plan(
+        kernel=None,
+        base_options=[("image", "x")],
+        variant_texts=[],
+        plan_file=None,
+        settings=GivenSettings(seed=1, timeout_s=90.0),
+    )
+    assert given.timeout_s == 90.0
+    kernel_only = build_plan(
+        kernel="k", base_options=[], variant_texts=[], plan_file=None, settings=GivenSettings(seed=1)
+    )
+    assert kernel_only.timeout_s == 120.0
     own = build_plan(
         kernel=None,
         base_options=[("image", "x"), ("mem", 2048), ("marker", "# $")],

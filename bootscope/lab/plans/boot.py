@@ -252,7 +252,10 @@ def build_plan(
 
 def plan_with_settings(variants: Sequence[VariantSpec], settings: GivenSettings) -> Plan:
     """Return the validated Plan of ``variants`` with ``settings`` (those not given: the defaults; a
-    missing seed is drawn at random). Raises InputError for a plan that cannot run."""
+    missing seed is drawn at random; a plan that boots an image gets IMAGE_BOOT_TIMEOUT_S where no
+    timeout is given). Raises InputError for a plan that cannot run."""
     given = settings.given()
     seed = given.pop("seed", None)
+    if "timeout_s" not in given and any(variant.image for variant in variants):
+        given["timeout_s"] = defaults.IMAGE_BOOT_TIMEOUT_S
     return validate_plan(Plan(variants=tuple(variants), seed=resolve_seed(seed), **given))
