@@ -36,7 +36,9 @@ bench: setup
 	$(VENV)/python -m bench.run
 
 # Mutation testing of the statistics and the metric registry ([tool.mutmut] in pyproject.toml): about
-# an hour on 2 cores; the survivors and why each is equivalent are in bench/RESULTS.md (mutation).
+# 4600 mutants, several hours on 2 cores (batch.py's run the power simulations: about 3 a minute); one
+# module: `.venv/bin/mutmut run --max-children 2 "bootscope.stats.MODULE*"`. The survivors and why each
+# is equivalent are in bench/RESULTS.md (mutation).
 mutation: setup
 	$(VENV)/pip install -q 'mutmut>=3.8,<4'
 	$(VENV)/mutmut run --max-children 2
