@@ -61,14 +61,18 @@ def disk_format(image: Path, qemu_img: str = "qemu-img") -> str:
     return found
 
 
+def option_path(path: Path) -> str:
+    """Return ``path`` as it goes inside a QEMU option value: commas doubled, QEMU's escape there."""
+    return str(path).replace(",", ",,")
+
+
 def drive_option(image: Path, image_format: str) -> str:
     """Return the ``-drive`` value attaching ``image`` as a virtio disk the guest cannot change.
 
     ``snapshot=on`` sends the guest's writes to a temporary overlay, so the image stays untouched.
     Commas in the path are doubled, QEMU's escape inside an option value.
     """
-    path = str(image).replace(",", ",,")
-    return f"file={path},if=virtio,format={image_format},snapshot=on"
+    return f"file={option_path(image)},if=virtio,format={image_format},snapshot=on"
 
 
 def nvdimm_options(image: Path, mem_mb: int) -> list[str]:
@@ -85,7 +89,7 @@ def nvdimm_options(image: Path, mem_mb: int) -> list[str]:
         raise BootError(f"cannot read disk image {image}: {error}") from error
     if size_bytes <= 0:
         raise BootError(f"disk image {image} is empty")
-    path = str(image).replace(",", ",,")
+    path = option_path(image)
     max_mb = mem_mb + -(-size_bytes // (1 << 20))
     return [
         "-m",

@@ -24,7 +24,7 @@ from pathlib import Path
 from bootscope import defaults
 from bootscope.errors import BootError, InputError
 from bootscope.lab.child import child_setup
-from bootscope.lab.qemu.disk import GUEST_DEVICE, drive_option
+from bootscope.lab.qemu.disk import GUEST_DEVICE, drive_option, option_path
 from bootscope.lab.qemu.image import Image
 
 GUEST_SSH_PORT = 22
@@ -56,7 +56,7 @@ def serve_command(image: Image, config: ServeConfig, qemu_binary: str = "qemu-sy
     if config.console_socket is None:
         serial = ["-serial", "null"]
     else:
-        path = str(config.console_socket).replace(",", ",,")
+        path = option_path(config.console_socket)
         serial = [
             "-chardev",
             f"socket,id=console,path={path},server=on,wait=off",
