@@ -62,13 +62,20 @@ def tied_u2_null(groups: tuple[int, ...], m: int) -> tuple[IntArray, FloatArray]
     ways = np.zeros((m + 1, max_sum + 1), dtype=np.int64)
     ways[0, 0] = 1
     start = 0
+    # Only the corner reached so far is read and written: after ``start`` values at most min(start, m)
+    # are taken, with a doubled rank sum of at most ``reach`` (start(start + 1) at the most, the sum of
+    # every doubled rank so far), so no shifted block ever passes max_sum.
+    reach = 0
     for size in groups:
         doubled_rank = 2 * start + size + 1  # twice the mid-rank of ranks start+1 .. start+size
-        grown = ways.copy()
+        rows = min(start, m)
+        before = ways[: rows + 1, : reach + 1].copy()
         for taken in range(1, min(size, m) + 1):
             shift = taken * doubled_rank
-            grown[taken:, shift:] += comb(size, taken) * ways[: m + 1 - taken, : max_sum + 1 - shift]
-        ways = grown
+            last = min(rows + taken, m)
+            block = before[: last + 1 - taken]
+            ways[taken : last + 1, shift : shift + reach + 1] += comb(size, taken) * block
+        reach += min(size, m) * doubled_rank
         start += size
     counts = ways[m]
     support = np.flatnonzero(counts)
