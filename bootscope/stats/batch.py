@@ -74,7 +74,7 @@ def shift_ci_rows(a: FloatRows, b: FloatRows, alpha: float) -> tuple[FloatRows, 
     if normal.any():
         pooled_n = n + m
         variance = n * m / 12.0 * ((pooled_n + 1) - ties[normal] / (pooled_n * (pooled_n - 1)))
-        z = float(sps.norm.ppf(1.0 - alpha / 2))
+        z = float(sps.norm.isf(alpha / 2))
         with np.errstate(invalid="ignore"):
             k_normal = np.floor(total / 2.0 - z * np.sqrt(np.maximum(variance, 0.0)))
         k[normal] = np.where(variance > 0, k_normal, 0).astype(np.int64)

@@ -171,7 +171,7 @@ def hodges_lehmann(
         variance = _tie_corrected_u_variance(x, y)
         if variance <= 0:
             return ShiftEstimate(estimate, None, "normal approximation (zero spread)", None)
-        z = float(sps.norm.ppf(1.0 - alpha / 2))
+        z = float(sps.norm.isf(alpha / 2))
         k = int(np.floor(total / 2.0 - z * np.sqrt(variance)))
         if k < 1:
             return ShiftEstimate(estimate, None, "normal approximation (too few samples)", None)

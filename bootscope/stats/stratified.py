@@ -116,7 +116,7 @@ def _inverted(strata: Sequence[_Stratum], alpha: float) -> tuple[float, tuple[fl
     if sum(s.variance for s in strata) <= 0:
         return (low + high) / 2.0, None, z0
     estimate = (_solve(strata, 0.0, low, high) + _solve(strata, -1e-12, low, high)) / 2.0
-    crit = float(sps.norm.ppf(1.0 - alpha / 2.0))
+    crit = float(sps.norm.isf(alpha / 2.0))
     if _z(strata, low) <= crit or _z(strata, high) >= -crit:
         return estimate, None, z0  # too few boots: even the most extreme shift is not rejected
     ci = (_solve(strata, crit, low, high), _solve(strata, -crit, low, high))
