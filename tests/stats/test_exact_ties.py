@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -35,6 +36,44 @@ def test_null_distribution_equals_enumeration(pooled: list[float], m: int) -> No
     support, counts = np.unique(brute, return_counts=True)
     assert u2.tolist() == support.tolist()
     assert np.allclose(cdf, np.cumsum(counts) / brute.size)
+
+
+def _counted_by_dict(groups: tuple[int, ...], m: int) -> dict[int, int]:
+    """Ways to take m values with each doubled rank sum, one tie group at a time, in a plain dict."""
+    ways = {(0, 0): 1}
+    start = 0
+    for size in groups:
+        doubled_rank = 2 * start + size + 1
+        grown: dict[tuple[int, int], int] = {}
+        for (taken, total), count in ways.items():
+            for more in range(min(size, m - taken) + 1):
+                key = (taken + more, total + more * doubled_rank)
+                grown[key] = grown.get(key, 0) + count * math.comb(size, more)
+        ways = grown
+        start += size
+    return {total - m * (m + 1): count for (taken, total), count in ways.items() if taken == m}
+
+
+@pytest.mark.parametrize(
+    ("groups", "m"),
+    [
+        ((1,) * 30 + (2, 3, 4, 5, 6), 20),  # 50 values, ties only at the top
+        ((7, 1, 1, 12, 3, 1, 1, 1, 9, 2, 1, 1), 3),  # groups larger than m
+        ((2,) * 25, 49),  # m one short of the whole
+        ((50,), 25),  # one value repeated
+    ],
+)
+def test_null_distribution_of_up_to_fifty_values_equals_a_plain_count(
+    groups: tuple[int, ...], m: int
+) -> None:
+    # Too many splits to enumerate (C(50, 20) = 4.7e13): the same count kept in a dict instead.
+    counted = _counted_by_dict(groups, m)
+    support = sorted(counted)
+    u2, cdf = tied_u2_null(groups, m)
+    assert u2.tolist() == support
+    ways = np.cumsum([counted[value] for value in support])
+    assert int(ways[-1]) == math.comb(sum(groups), m)
+    assert cdf.tolist() == (ways.astype(np.float64) / float(ways[-1])).tolist()
 
 
 def test_observed_u2_counts_ties_as_one_half() -> None:
