@@ -74,9 +74,9 @@ def shift_ci_rows(a: FloatRows, b: FloatRows, alpha: float) -> tuple[FloatRows, 
     if normal.any():
         pooled_n = n + m
         variance = n * m / 12.0 * ((pooled_n + 1) - ties[normal] / (pooled_n * (pooled_n - 1)))
-        z = float(sps.norm.isf(alpha / 2))
-        with np.errstate(invalid="ignore"):
-            k_normal = np.floor(total / 2.0 - z * np.sqrt(np.maximum(variance, 0.0)))
+        z = float(sps.norm.isf(alpha / 2))  # infinite only where alpha / 2 underflows to 0
+        with np.errstate(invalid="ignore"):  # inf * 0 on a constant row, whose k is 0 below
+            k_normal = np.maximum(np.floor(total / 2.0 - z * np.sqrt(np.maximum(variance, 0.0))), 0.0)
         k[normal] = np.where(variance > 0, k_normal, 0).astype(np.int64)
     k_high = k.copy()
     # The conditional distribution differs row by row (its tie groups): one small count per row.

@@ -171,10 +171,11 @@ def hodges_lehmann(
         variance = _tie_corrected_u_variance(x, y)
         if variance <= 0:
             return ShiftEstimate(estimate, None, "normal approximation (zero spread)", None)
-        z = float(sps.norm.isf(alpha / 2))
-        k = int(np.floor(total / 2.0 - z * np.sqrt(variance)))
-        if k < 1:
+        z = float(sps.norm.isf(alpha / 2))  # infinite only where alpha / 2 underflows to 0
+        reach = float(np.floor(total / 2.0 - z * np.sqrt(variance)))
+        if not reach >= 1:
             return ShiftEstimate(estimate, None, "normal approximation (too few samples)", None)
+        k = int(reach)
         coverage = 1.0 - alpha
         method = "normal approximation"
     return ShiftEstimate(estimate, (float(diffs[k - 1]), float(diffs[total - k])), method, coverage)

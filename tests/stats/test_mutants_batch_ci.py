@@ -195,12 +195,14 @@ def test_alpha_below_double_precision_gives_no_interval_for_a_short_normal_row()
 
 def test_constant_normal_row_at_tiny_alpha_gives_no_interval_and_no_warning() -> None:
     # 60 equal values (normal approximation): sum(t^3 - t) = 60^3 - 60, so the tie-corrected variance
-    # 900 / 12 * (61 - 215940 / 3540) = 75 * (61 - 61) = 0: no spread, no interval. Were z infinite,
-    # z * 0 would be NaN; that row's k is discarded, so no warning reaches the caller either way.
+    # 900 / 12 * (61 - 215940 / 3540) = 75 * (61 - 61) = 0: no spread, no interval. At the smallest
+    # double, 5e-324, alpha / 2 underflows to 0 and z is infinite: z * 0 is NaN. That row's k is
+    # discarded, and no warning reaches the caller.
+    assert 5e-324 / 2 == 0.0 and float(sps.norm.isf(0.0)) == np.inf
     rows = np.full((1, 30), 7.0)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        estimate, low, high = shift_ci_rows(rows, rows, 1e-20)
+        estimate, low, high = shift_ci_rows(rows, rows, 5e-324)
     assert estimate.tolist() == [0.0]
     assert np.isnan(low).all()
     assert np.isnan(high).all()

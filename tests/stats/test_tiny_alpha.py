@@ -8,6 +8,7 @@ and ``batch.shift_ci_rows`` gave no interval. The critical value comes from the 
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -51,3 +52,15 @@ def test_batch_rows_at_a_tiny_alpha_agree_with_hodges_lehmann() -> None:
     assert shift.ci is not None
     assert (float(low[0]), float(high[0])) == pytest.approx(shift.ci)
     assert float(estimate[0]) == pytest.approx(shift.estimate)
+
+
+def test_an_alpha_whose_half_underflows_gives_no_interval_and_no_error() -> None:
+    # 5e-324, the smallest double: alpha / 2 is 0 and z infinite, so no k >= 1 exists.
+    a, b = _samples()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        shift = hodges_lehmann(a, b, 5e-324)
+        estimate, low, high = shift_ci_rows(a[None, :], b[None, :], 5e-324)
+    assert shift.ci is None and shift.method == "normal approximation (too few samples)"
+    assert float(estimate[0]) == pytest.approx(shift.estimate)
+    assert np.isnan(low[0]) and np.isnan(high[0])
