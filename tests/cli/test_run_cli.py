@@ -138,7 +138,13 @@ def test_run_two_variants_stores_the_guests_own_times(cloud_kernel: Path, tmp_pa
         # The marker's host arrival minus QEMU's start, from the stored per-line host stamps.
         marker_ns = next(ns for ns, text in boot["log"] if "BOOTSCOPE-MARKER" in text)
         assert boot["metrics"]["host_wall_s"] == pytest.approx((marker_ns - boot["host_start_ns"]) / 1e9)
-        assert boot["metrics"]["host_wall_s"] > uptime_s  # firmware and decompression come first
+        # Firmware and decompression come first, so the host waited longer than the guest counted, unless
+        # the guest's clock ran fast: on a loaded host the vCPU can be descheduled while the kernel
+        # calibrates its TSC against the PIT (one CI run: "PIT calibration deviates from HPET: 882273
+        # 2596197", 882 MHz used, the clock 2.9 times fast until the clocksource watchdog marked the
+        # TSC unstable; uptime 6.21 s after 5.54 s of host time).
+        if not any("Marking TSC unstable" in text for text in texts):
+            assert boot["metrics"]["host_wall_s"] > uptime_s
         command = boot["command"]
         assert command[command.index("-m") + 1] == ("384" if boot["variant"] == "b" else "512")
         assert ("bootscope_test=b" in " ".join(boot["command"])) == (boot["variant"] == "b")
