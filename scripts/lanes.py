@@ -91,7 +91,7 @@ def main(extra: list[str]) -> int:
     work = Path(tempfile.mkdtemp(prefix="bootscope-tests-"))
     image, rest, alone = lanes()
     print(
-        f"test lanes: image ({' '.join(IMAGE_LANE + BESIDE_IMAGE)}) beside the rest, then the 'alone' tests;"
+        f"test lanes: image ({' '.join(image.selection[2:])}) beside the rest, then the 'alone' tests;"
         f" random order seed {seed} (the same order again: {SEED_ENV}={seed} make test)",
         flush=True,
     )

@@ -172,10 +172,10 @@ def hodges_lehmann(
         if variance <= 0:
             return ShiftEstimate(estimate, None, "normal approximation (zero spread)", None)
         z = float(sps.norm.isf(alpha / 2))  # infinite only where alpha / 2 underflows to 0
-        reach = float(np.floor(total / 2.0 - z * np.sqrt(variance)))
-        if not reach >= 1:
+        k_floor = float(np.floor(total / 2.0 - z * np.sqrt(variance)))  # -inf when z is infinite
+        if not k_floor >= 1:
             return ShiftEstimate(estimate, None, "normal approximation (too few samples)", None)
-        k = int(reach)
+        k = int(k_floor)
         coverage = 1.0 - alpha
         method = "normal approximation"
     return ShiftEstimate(estimate, (float(diffs[k - 1]), float(diffs[total - k])), method, coverage)
