@@ -167,27 +167,18 @@ def test_rows_split_into_chunks_keep_estimate_low_and_high_apart(monkeypatch: py
     assert high.tolist() == (30.0 + shifts).tolist()
 
 
-def test_tiny_alpha_far_below_the_reach_of_a_normal_row_gives_no_interval() -> None:
+@pytest.mark.parametrize("alpha", [1e-8, 1e-20])
+def test_tiny_alpha_far_below_the_reach_of_a_normal_row_gives_no_interval(alpha: float) -> None:
     # n = 1, m = 60 (normal approximation), no ties: sd = sqrt(60 / 12 * 62) = 17.61. At alpha 1e-8,
     # z = 5.73 and k = floor(30 - 100.9) = -71: no interval (k - 1 = -72 is below -60, not an index).
+    # At 1e-20 (where 1 - alpha / 2 rounds to 1.0, so the product takes z from the upper tail) z = 9.3
+    # and k = floor(30 - 9.3 * 17.61) < 1 as well. (tests/stats/test_tiny_alpha.py has a row long
+    # enough for an interval at 1e-20.)
+    assert 30 - float(sps.norm.isf(alpha / 2)) * np.sqrt(60 / 12 * 62) < 1
     a = np.array([0.5])
     b = np.arange(60.0)
     # median of b - 0.5: (29 + 30) / 2 - 0.5 = 29.
-    estimate, low, high = shift_ci_rows(_rows(a), _rows(b), 1e-8)
-    assert estimate.tolist() == [29.0]
-    assert np.isnan(low).all()
-    assert np.isnan(high).all()
-
-
-def test_alpha_below_double_precision_gives_no_interval_for_a_short_normal_row() -> None:
-    # alpha 1e-20: 1 - alpha / 2 rounds to 1.0, where norm.ppf gives z = inf (so the product takes
-    # z from the upper tail). The true z = norm.isf(5e-21) = 9.3 gives k = floor(30 - 9.3 * 17.61) < 1:
-    # no interval. (tests/stats/test_tiny_alpha.py has a row long enough for one.)
-    assert float(sps.norm.ppf(1.0 - 1e-20 / 2)) == np.inf
-    assert 30 - float(sps.norm.isf(1e-20 / 2)) * np.sqrt(60 / 12 * 62) < 1
-    a = np.array([0.5])
-    b = np.arange(60.0)
-    estimate, low, high = shift_ci_rows(_rows(a), _rows(b), 1e-20)
+    estimate, low, high = shift_ci_rows(_rows(a), _rows(b), alpha)
     assert estimate.tolist() == [29.0]
     assert np.isnan(low).all()
     assert np.isnan(high).all()

@@ -43,16 +43,26 @@ def _two_level_rows(a_low: int, a_high: int, b_low: int, b_high: int) -> tuple[F
 # mann_whitney_p_rows
 
 
-def test_fifty_values_a_side_without_ties_still_get_the_exact_p() -> None:
-    # max(n, m) = 50 is the last size with the exact distribution. U of b = 21 + 31 + 36 + 41 + 46 = 175
-    # (each b value beats the a values 0..floor(b)).
-    a = np.arange(50.0)
-    b = np.array([20.5, 30.5, 35.5, 40.5, 45.5])
-    exact = sps.mannwhitneyu(b, a, method="exact")
-    assert exact.statistic == 175
-    asymptotic = float(sps.mannwhitneyu(b, a, method="asymptotic").pvalue)
-    assert abs(float(exact.pvalue) - asymptotic) > 1e-3  # 0.1515 against 0.1473
-    assert mann_whitney_p_rows(_row(a), _row(b))[0] == pytest.approx(float(exact.pvalue), rel=1e-12)
+@pytest.mark.parametrize(
+    ("a", "b", "u_of_b", "method", "other"),
+    [
+        # max(n, m) = 50 is the last size with the exact distribution. U of b = 21 + 31 + 36 + 41 + 46
+        # = 175 (each b value beats the a values 0..floor(b)); exact 0.1515 against asymptotic 0.1473.
+        (np.arange(50.0), np.array([20.5, 30.5, 35.5, 40.5, 45.5]), 175, "exact", "asymptotic"),
+        # 51 values against 3, no ties: 51 > 50, so the normal approximation (scipy's own "auto" would
+        # take the exact distribution, one side having at most 8 values). U of b = 10 + 5 + 1 = 16
+        # (b's 41..50 beat 40.5, 46..50 beat 45.5, 50 beats 49.5); asymptotic 0.0235 against exact 0.0164.
+        (np.array([40.5, 45.5, 49.5]), np.arange(51.0), 16, "asymptotic", "exact"),
+    ],
+    ids=["fifty-a-side-exact", "fifty-one-against-three-normal"],
+)
+def test_rows_at_the_exact_size_limit_get_the_p_of_their_side_of_it(
+    a: FloatArray, b: FloatArray, u_of_b: int, method: str, other: str
+) -> None:
+    chosen = sps.mannwhitneyu(b, a, method=method)
+    assert chosen.statistic == u_of_b
+    assert abs(float(chosen.pvalue) - float(sps.mannwhitneyu(b, a, method=other).pvalue)) > 1e-3
+    assert mann_whitney_p_rows(_row(a), _row(b))[0] == pytest.approx(float(chosen.pvalue), rel=1e-12)
 
 
 def test_exact_rows_each_get_their_own_p() -> None:
@@ -105,19 +115,6 @@ def test_large_rows_use_the_one_sided_normal_p_asked_for() -> None:
     two_sided = float(sps.mannwhitneyu(b, a, method="asymptotic").pvalue)
     assert greater == pytest.approx(two_sided / 2)
     assert mann_whitney_p_rows(_row(a), _row(b), "greater")[0] == pytest.approx(greater, rel=1e-12)
-
-
-def test_large_row_against_three_values_uses_the_normal_p_not_the_exact() -> None:
-    # 51 values against 3, no ties: 51 > 50, so the normal approximation (scipy's own "auto" would take
-    # the exact distribution, one side having at most 8 values). U of b = 10 + 5 + 1 = 16
-    # (b's 41..50 beat 40.5, 46..50 beat 45.5, 50 beats 49.5).
-    a = np.array([40.5, 45.5, 49.5])
-    b = np.arange(51.0)
-    asymptotic = sps.mannwhitneyu(b, a, method="asymptotic")
-    assert asymptotic.statistic == 16
-    exact = float(sps.mannwhitneyu(b, a, method="exact").pvalue)
-    assert abs(float(asymptotic.pvalue) - exact) > 1e-3  # 0.0235 against 0.0164
-    assert mann_whitney_p_rows(_row(a), _row(b))[0] == pytest.approx(float(asymptotic.pvalue), rel=1e-12)
 
 
 # verdict_rows: exact tie-conditional rows where the one-sided p is below alpha although U of b does

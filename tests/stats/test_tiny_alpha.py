@@ -12,6 +12,7 @@ import warnings
 
 import numpy as np
 import pytest
+from scipy import stats as sps
 
 from bootscope.stats.batch import shift_ci_rows
 from bootscope.stats.rank import hodges_lehmann
@@ -27,6 +28,7 @@ def _samples() -> tuple[np.ndarray, np.ndarray]:
 
 
 def test_hodges_lehmann_at_a_tiny_alpha_uses_the_normal_interval() -> None:
+    assert float(sps.norm.ppf(1.0 - ALPHA / 2)) == np.inf  # why z comes from the upper tail
     a, b = _samples()
     # z with P(Z > z) = 5e-21: 9.3360 (normal tables; checked against Mill's ratio below).
     z = 9.336
