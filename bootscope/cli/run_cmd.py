@@ -105,6 +105,14 @@ def run(
     precision: options.Precision = None,
     max_n: options.MaxN = None,
     resume: options.Resume = None,
+    meta: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--meta",
+            help="KEY=VALUE label of the run (repeat): revision=SHA names its point in a watched series"
+            " (default: the kernel release), revision_time=ISO orders it; other keys join its fingerprint.",
+        ),
+    ] = None,
     db: options.Db = defaults.DEFAULT_DB,
     fmt: Annotated[str, options.format_option(options.TABLE_JSON, "table")] = "table",
     reprobe: Annotated[
@@ -125,6 +133,8 @@ def run(
     a machine over SSH (ssh://USER@HOST), reboot after reboot."""
     as_json = options.check_format(fmt, options.TABLE_JSON) == "json"
     if kernel is not None and kernel.startswith("ssh://"):
+        if meta:
+            raise InputError("--meta labels QEMU runs; an ssh:// run does not take it yet")
         ssh_run.run_ssh(
             ssh_run.SshOptions(
                 target=kernel,
@@ -160,6 +170,7 @@ def run(
     from bootscope.lab.progress import RichReporter, SilentReporter
     from bootscope.report.run_out import show_run
     from bootscope.usecases.run import BootRequest, base_options, run_boots
+    from bootscope.usecases.watch.labels import parse_labels
 
     # Settings are read only for a new run: --resume reruns the stored plan's, whatever is given.
     settings = None if resume is not None else options.run_settings(
@@ -171,7 +182,8 @@ def run(
         "marker": marker, "initrd": initrd, "disk": disk, "disk-attach": disk_attach,
     }  # fmt: skip
     given = base_options(singles, {"qemu-arg": qemu_arg, "command": command, "file": file})
-    request = BootRequest(kernel, settings, given, tuple(variant or ()), plan_file)
+    labels = parse_labels(meta or [])
+    request = BootRequest(kernel, settings, given, tuple(variant or ()), plan_file, labels)
     reporter: Reporter = SilentReporter() if as_json else RichReporter(error_console())
     cancel = threading.Event()
     with stop_on_signals(cancel):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from bootscope.errors import BootscopeError, StatsError
@@ -57,9 +57,11 @@ def start(
     cancel: threading.Event | None = None,
     reprobe: bool = False,
     executor: Executor | None = None,
+    meta: Mapping[str, str] | None = None,
 ) -> RunResult:
-    """Create the experiment for ``workload`` in ``store`` and run it on ``target`` (or on the place
-    the workload's plan names, see :func:`bootscope.lab.targets.target_for`); return how it ended.
+    """Create the experiment for ``workload`` in ``store`` (labelled ``meta``: ``--meta`` KEY=VALUE)
+    and run it on ``target`` (or on the place the workload's plan names, see
+    :func:`bootscope.lab.targets.target_for`); return how it ended.
     ``stop_rule`` overrides the rule the settings name; setting ``cancel`` stops the run as Ctrl-C
     does; ``reprobe`` redoes a remembered KVM probe; ``executor`` says where slots run (default:
     this host's threads). Raises BootError/InputError before anything is stored (no kernel, bad
@@ -78,6 +80,7 @@ def start(
         accel_reason=choice.reason,
         host=executor.host_info(target),
         variants=workload.variant_records(),
+        meta=meta,
     )
     return _execute(store, experiment, workload, target, reporter, stop_rule, cancel, notes, executor)
 

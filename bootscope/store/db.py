@@ -114,8 +114,10 @@ class Store:
         accel_reason: str,
         host: Mapping[str, Any],
         variants: Sequence[VariantRecord],
+        meta: Mapping[str, str] | None = None,
     ) -> ExperimentRecord:
-        """Store a new experiment (status ``running``) with its variants and return it, ids filled in;
+        """Store a new experiment (status ``running``) with its variants and ``meta`` labels (``--meta``)
+        and return it, ids filled in;
         raises StoreError on a database failure or a duplicate variant name."""
         names = [variant.name for variant in variants]
         if len(set(names)) != len(names):
@@ -132,6 +134,7 @@ class Store:
                     accel_reason=accel_reason,
                     host=dict(host),
                     status=STATUS_RUNNING,
+                    meta=dict(meta) if meta else None,
                     **owner_columns(),
                 )
                 .returning(schema.experiments.c.id)
@@ -155,6 +158,7 @@ class Store:
             status=STATUS_RUNNING,
             variants=tuple(stored),
             owner=current_owner(),
+            meta=dict(meta or {}),
         )
 
     def set_status(self, exp_id: int, status: str) -> None:
@@ -251,6 +255,7 @@ class Store:
             status=row.status,
             variants=tuple(VariantRecord(name=v.name, config=v.config, id=v.id) for v in variant_rows),
             owner=owner_from_row(row),
+            meta=dict(row.meta or {}),
         )
 
     def experiment(self, exp_id: int | str) -> ExperimentRecord:

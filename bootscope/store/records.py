@@ -52,6 +52,7 @@ class ExperimentRecord:
     status: str
     variants: tuple[VariantRecord, ...] = ()
     owner: Owner | None = None  # None for experiments stored before owners were recorded
+    meta: Mapping[str, str] = field(default_factory=dict)  # --meta KEY=VALUE labels (schema 4)
 
 
 @dataclass(frozen=True, slots=True)

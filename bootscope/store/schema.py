@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 # Schema 2 added the owner process of an experiment (so that a SIGKILLed run does not stay "running").
 # A schema 1 database is upgraded in place when opened: the new columns are nullable, old rows keep
 # no owner. Each step takes the database from the version in its key to the next.
@@ -21,10 +21,16 @@ MIGRATIONS: dict[str, tuple[str, ...]] = {
     # Schema 3 added where each boot was measured (host, CPU model, cores, load; the Dask worker) and
     # the fleet tables (NEW_TABLES).
     "2": ("ALTER TABLE boots ADD COLUMN placement JSON",),
+    # Schema 4 added a run's labels (``--meta revision=SHA``: what a watched series orders its
+    # points by) and the watch tables (alerts, what moved in each, their triage).
+    "3": ("ALTER TABLE experiments ADD COLUMN meta JSON",),
 }
 # Schema 3 added the fleet tables (``bootscope fleet import``): the step from 2 creates them (from
 # the table definitions below, so SQLite and PostgreSQL each get their own column types).
-NEW_TABLES: dict[str, tuple[str, ...]] = {"2": ("fleet_files", "fleet_boots")}
+NEW_TABLES: dict[str, tuple[str, ...]] = {
+    "2": ("fleet_files", "fleet_boots"),
+    "3": ("watch_alerts", "watch_items", "watch_events"),
+}
 
 metadata = sa.MetaData()
 
@@ -49,6 +55,7 @@ experiments = sa.Table(
     sa.Column("owner_pid", sa.Integer),
     sa.Column("owner_host", sa.String(255)),
     sa.Column("owner_started", sa.String(64)),
+    sa.Column("meta", sa.JSON),  # --meta KEY=VALUE labels (schema 4); None: none given
 )
 
 variants = sa.Table(
@@ -129,4 +136,60 @@ fleet_boots = sa.Table(
     # metric name -> value in the metric's unit (seconds for every boot metric); absent: not reached
     sa.Column("metrics", sa.JSON, nullable=False),
     sa.UniqueConstraint("file", "number"),
+)
+
+# ---- watched series (schema 4): alerts, the series steps each groups, and their triage ----------
+
+watch_alerts = sa.Table(
+    "watch_alerts",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("created", sa.String(40), nullable=False),
+    sa.Column("updated", sa.String(40), nullable=False),
+    # regression | improvement | missing
+    sa.Column("kind", sa.String(16), nullable=False),
+    # untriaged | acknowledged | invalid | confirmed | fixed | wontfix
+    sa.Column("state", sa.String(16), nullable=False),
+    # the revisions that may hold the change (first..last) and the last one before it (a bisect's good)
+    sa.Column("first_revision", sa.String(255), nullable=False),
+    sa.Column("last_revision", sa.String(255), nullable=False),
+    sa.Column("good_revision", sa.String(255)),
+    sa.Column("rule", sa.JSON, nullable=False),
+)
+
+watch_items = sa.Table(
+    "watch_items",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("alert", sa.Integer, sa.ForeignKey("watch_alerts.id"), nullable=False, index=True),
+    # the series: a hash of its fingerprint and metric, the fingerprint's fields, the metric, component
+    sa.Column("series", sa.String(64), nullable=False, index=True),
+    sa.Column("fingerprint", sa.JSON, nullable=False),
+    sa.Column("metric", sa.String(64), nullable=False),
+    sa.Column("component", sa.String(255), nullable=False),
+    # the first point after the step, the plausible range, the last point before it
+    sa.Column("revision", sa.String(255), nullable=False),
+    sa.Column("first_revision", sa.String(255), nullable=False),
+    sa.Column("last_revision", sa.String(255), nullable=False),
+    sa.Column("good_revision", sa.String(255)),
+    # metric's unit; NULL where not computed (a missing-data item)
+    sa.Column("shift", sa.Float),
+    sa.Column("ci_low", sa.Float),
+    sa.Column("ci_high", sa.Float),
+    sa.Column("p", sa.Float),
+    sa.Column("jitter", sa.Float),
+    sa.Column("jitter_ratio", sa.Float),
+    sa.Column("before", sa.Float),
+    sa.Column("detail", sa.JSON, nullable=False),
+)
+
+watch_events = sa.Table(
+    "watch_events",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("alert", sa.Integer, sa.ForeignKey("watch_alerts.id"), nullable=False, index=True),
+    sa.Column("at", sa.String(40), nullable=False),
+    sa.Column("by", sa.String(128), nullable=False),
+    sa.Column("state", sa.String(16), nullable=False),
+    sa.Column("note", sa.Text, nullable=False),
 )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -52,17 +52,18 @@ def start_experiment(
     target: Target | None = None,
     reprobe: bool = False,
     executor: Executor | None = None,
+    meta: Mapping[str, str] | None = None,
 ) -> RunResult:
-    """Create the experiment for ``plan`` in ``store`` and boot it on ``target`` (default: QEMU on
-    this host) with ``executor`` (default: this host's threads; see :func:`open_executor`); return
-    how it ended. ``stop_rule`` overrides the rule that ``plan.until`` names;
+    """Create the experiment for ``plan`` in ``store`` (labelled ``meta``) and boot it on ``target``
+    (default: QEMU on this host) with ``executor`` (default: this host's threads; see
+    :func:`open_executor`); return how it ended. ``stop_rule`` overrides the rule that ``plan.until`` names;
     setting ``cancel`` (e.g. from a signal handler) stops the run as Ctrl-C does. Raises
     BootError/InputError before anything is stored (no kernel, bad options), StoreError if the store
     fails, KeyboardInterrupt on Ctrl-C (after marking the experiment interrupted). ``reprobe``
     redoes a remembered KVM probe."""
     workload = BootWorkload(plan)
     return runner.start(
-        workload, target or LocalQemu(), store, reporter, stop_rule, cancel, reprobe, executor
+        workload, target or LocalQemu(), store, reporter, stop_rule, cancel, reprobe, executor, meta
     )
 
 
@@ -86,14 +87,16 @@ class BootRequest:
     """What ``bootscope run`` was asked to boot: ``kernel`` (a path or spec, None with only a plan file
     or an image), the options given for every variant in the order the command line lists them
     (``(option name, value)``, e.g. ``("smp", 2)``; see :func:`base_options`), the ``--variant``
-    texts, the ``--plan`` file, and the run settings given (None when resuming: the stored plan's
-    are used, whatever was given)."""
+    texts, the ``--plan`` file, the run settings given (None when resuming: the stored plan's
+    are used, whatever was given), and the ``--meta`` labels (``revision``: the point of a watched
+    series this run is; see ``usecases/labels.py``)."""
 
     kernel: str | None
     settings: GivenSettings | None
     base_options: tuple[tuple[str, Any], ...] = ()
     variant_texts: tuple[str, ...] = ()
     plan_file: Path | None = None
+    meta: Mapping[str, str] = field(default_factory=dict)
 
 
 def base_options(
@@ -140,8 +143,10 @@ def run_boots(
     settings = request.settings or GivenSettings()
     with Store.open(db) as store, open_executor(executor_spec, jobs) as executor:
         if resume is not None:
-            if request.kernel or request.variant_texts or request.plan_file:
-                raise InputError("--resume takes no KERNEL, --variant or --plan: it reruns the stored plan")
+            if request.kernel or request.variant_texts or request.plan_file or request.meta:
+                raise InputError(
+                    "--resume takes no KERNEL, --variant, --plan or --meta: it reruns the stored plan"
+                )
             result = resume_experiment(resume, store, reporter, cancel=cancel, executor=executor)
         else:
             image = any(name == "image" for name, _ in request.base_options)
@@ -157,7 +162,7 @@ def run_boots(
                 settings=settings,
             )
             result = start_experiment(
-                plan, store, reporter, cancel=cancel, reprobe=reprobe, executor=executor
+                plan, store, reporter, cancel=cancel, reprobe=reprobe, executor=executor, meta=request.meta
             )
         summary = summarize_run(store, result.experiment.id)
     seed_given = settings.seed is not None or resume is not None

@@ -1,0 +1,98 @@
+"""``bootscope watch``, ``alerts`` and ``alert``: every stored series judged, alerts kept and triaged.
+
+Thin: the use cases are :mod:`bootscope.usecases.watch.alerts`, the output
+:mod:`bootscope.report.alerts_out`.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from bootscope import defaults
+from bootscope.cli import options
+
+STATE_HELP = "untriaged, acknowledged, invalid, confirmed, fixed or wontfix."
+
+
+def watch(
+    db: options.Db = defaults.DEFAULT_DB,
+    metric: Annotated[
+        list[str] | None, typer.Option("--metric", help="Judge only this metric's series (repeat).")
+    ] = None,
+    fmt: Annotated[str, options.format_option(options.TABLE_JSON, "table")] = "table",
+) -> None:
+    """Judge every series of the store (one per fingerprint and metric, a point per revision) and
+    open or update its alerts; print what changed and the untriaged alerts."""
+    from bootscope.report.alerts_out import watch_json, watch_text
+    from bootscope.report.screen import stdout_width_cells
+    from bootscope.usecases.watch.alerts import watch_command
+
+    as_json = options.check_format(fmt, options.TABLE_JSON) == "json"
+    update = watch_command(db, metrics=metric or None)
+    out = watch_json(update) if as_json else watch_text(update, db, stdout_width_cells(sys.stdout))
+    sys.stdout.write(out)
+
+
+def alerts(
+    db: options.Db = defaults.DEFAULT_DB,
+    state: Annotated[
+        str | None, typer.Option("--state", help="Only alerts in this state: " + STATE_HELP)
+    ] = None,
+    fmt: Annotated[str, options.format_option(options.TABLE_JSON, "table")] = "table",
+) -> None:
+    """List the stored alerts, newest first (`bootscope watch` finds them)."""
+    from bootscope.report.alerts_out import alerts_json, alerts_text
+    from bootscope.report.screen import stdout_width_cells
+    from bootscope.usecases.watch.alerts import list_alerts
+
+    as_json = options.check_format(fmt, options.TABLE_JSON) == "json"
+    found = list_alerts(db, state)
+    sys.stdout.write(
+        alerts_json(found) if as_json else alerts_text(found, db, stdout_width_cells(sys.stdout))
+    )
+
+
+def alert(
+    alert_id: Annotated[int, typer.Argument(metavar="ID", help="The alert (see `bootscope alerts`).")],
+    action: Annotated[str | None, typer.Argument(metavar="[triage]", help="triage: set its state.")] = None,
+    state: Annotated[str | None, typer.Option("--state", help="With triage: " + STATE_HELP)] = None,
+    note: Annotated[str, typer.Option("--note", help="With triage: why (kept with who and when).")] = "",
+    by: Annotated[str | None, typer.Option("--by", help="With triage: who (default: $USER).")] = None,
+    db: options.Db = defaults.DEFAULT_DB,
+    fmt: Annotated[str, options.format_option(options.TABLE_JSON, "table")] = "table",
+) -> None:
+    """Show one alert (what moved, where, its series and history), or triage it."""
+    import getpass
+
+    from bootscope.errors import InputError
+    from bootscope.report.alerts_out import alert_json, alert_text
+    from bootscope.report.screen import stdout_width_cells
+    from bootscope.usecases.watch.alerts import show_alert, triage_alert
+
+    as_json = options.check_format(fmt, options.TABLE_JSON) == "json"
+    if action is None:
+        if state is not None or note or by is not None:
+            raise InputError("--state, --note and --by go with triage: bootscope alert ID triage --state S")
+        found = show_alert(db, alert_id)
+    elif action == "triage":
+        if state is None:
+            raise InputError("triage needs --state: " + STATE_HELP)
+        found = triage_alert(db, alert_id, state, note, by if by is not None else _user(getpass.getuser))
+    else:
+        raise InputError(f"unknown action {action[:40]!r}: the one action is triage")
+    if as_json:
+        import json
+
+        sys.stdout.write(json.dumps(alert_json(found), indent=2) + "\n")
+    else:
+        sys.stdout.write(alert_text(found, stdout_width_cells(sys.stdout)))
+
+
+def _user(lookup: object) -> str:
+    try:
+        return str(lookup())  # type: ignore[operator]
+    except (KeyError, OSError):
+        return "unknown"

@@ -1,0 +1,238 @@
+"""Steps in a long series of points (one point: the median boot time of one revision on one machine),
+each judged against this series' own noise.
+
+A step before point t is a candidate when the median of the ``fore_points`` points from t on differs
+from the median of the ``back_points`` points before t by at least ``min_jitter_ratio`` times the
+series' jitter, and the Mann-Whitney test of those two windows rejects at ``alpha``. The windows
+are Perfherder's idea (a back window against a fore window); the gate in units of the series' own
+point-to-point noise is rustc-perf's and Conbench's (a change is judged against this benchmark's own
+history, not one threshold for all).
+
+**Jitter** is the robust standard deviation of one point, from the differences of successive points
+in the back window: median(|x[i+1] - x[i]|) / 0.9539 (for normal noise the median absolute
+difference of two independent draws is 0.6745 * sqrt(2) = 0.9539 standard deviations). Successive
+differences ignore a slow drift and a single earlier step moves only one of them, so a step does not
+raise the yardstick it is measured with.
+
+Neighbouring positions around one step are all candidates; each run of consecutive candidates is
+one change, placed where the gate ratio is largest, and its **plausible range** is every position of
+the run whose ratio is within one jitter of that largest (Chromium's extended culprit range: a
+culprit is named as a range of revisions, not one commit).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from bootscope.errors import StatsError
+from bootscope.stats.rank import hodges_lehmann, mann_whitney
+
+FloatArray = npt.NDArray[np.float64]
+
+# median |X1 - X2| of two independent N(0, s^2) draws, in units of s: sqrt(2) * 0.67449.
+MEDIAN_ABS_DIFF_PER_SD = 0.9539
+METHOD = (
+    "back window against fore window of revision medians: Mann-Whitney p and Hodges-Lehmann shift,"
+    " gated at a multiple of the series' jitter (robust SD of successive differences)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class WatchRule:
+    """When a series' step is a change: windows of ``back_points`` and ``fore_points`` revisions,
+    at least ``min_back_points`` before and ``min_fore_points`` after it, shift at least
+    ``min_jitter_ratio`` jitters and the window test's p at most ``alpha``."""
+
+    back_points: int = 24
+    fore_points: int = 12
+    min_back_points: int = 8
+    min_fore_points: int = 4
+    min_jitter_ratio: float = 1.5
+    alpha: float = 1e-4
+
+    def __post_init__(self) -> None:
+        if not 2 <= self.min_back_points <= self.back_points:
+            raise StatsError(f"min_back_points must be in 2..back_points, got {self.min_back_points}")
+        if not 1 <= self.min_fore_points <= self.fore_points:
+            raise StatsError(f"min_fore_points must be in 1..fore_points, got {self.min_fore_points}")
+        if not 0 < self.alpha < 1:
+            raise StatsError(f"alpha must be between 0 and 1, got {self.alpha}")
+        if not self.min_jitter_ratio > 0:
+            raise StatsError(f"min_jitter_ratio must be positive, got {self.min_jitter_ratio}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the rule as a JSON-able document (stored with every alert)."""
+        return asdict(self)
+
+    @property
+    def min_points(self) -> int:
+        """The fewest points a series needs before any step can be judged."""
+        return self.min_back_points + self.min_fore_points
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesChange:
+    """One step: ``position`` is the first point after it (0-based), ``first_position`` ..
+    ``last_position`` the points that may hold it; ``shift`` the Hodges-Lehmann fore minus back (the
+    metric's unit; positive: slower), ``shift_ci`` its interval at 1 - alpha (None: too few points);
+    ``p`` the window test's p-value; ``jitter`` the series' jitter there; ``jitter_ratio`` |shift| in
+    jitters (inf where the jitter is zero)."""
+
+    position: int
+    first_position: int
+    last_position: int
+    shift: float
+    shift_ci: tuple[float, float] | None
+    p: float
+    jitter: float
+    jitter_ratio: float
+    before_median: float
+    n_back: int
+    n_fore: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesVerdict:
+    """A series judged: its changes in order, the jitter over its whole length (None: fewer than
+    three points), and whether it had enough history to judge any step at all."""
+
+    changes: tuple[SeriesChange, ...]
+    jitter: float | None
+    enough_history: bool
+    points: int
+
+
+def jitter(points: Sequence[float] | FloatArray) -> float | None:
+    """Return the robust standard deviation of one point from successive differences (see the
+    module docstring), in the points' unit; None for fewer than three points."""
+    values = np.asarray(points, dtype=np.float64)
+    if values.size < 3:
+        return None
+    return float(np.median(np.abs(np.diff(values)))) / MEDIAN_ABS_DIFF_PER_SD
+
+
+def _window_medians(padded: FloatArray, width: int) -> FloatArray:
+    """Median of every window of ``width`` over ``padded`` (NaN: missing), NaN for an empty window."""
+    windows = np.lib.stride_tricks.sliding_window_view(padded, width)
+    ordered = np.sort(windows, axis=1)  # NaN sorts last
+    count = np.count_nonzero(~np.isnan(windows), axis=1)
+    rows = np.arange(windows.shape[0])
+    low = np.clip((count - 1) // 2, 0, width - 1)
+    high = np.clip(count // 2, 0, width - 1)
+    result: FloatArray = np.where(count > 0, (ordered[rows, low] + ordered[rows, high]) / 2.0, np.nan)
+    return result
+
+
+def gate_ratios(points: FloatArray, rule: WatchRule) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Return, for every position t (a step just before point t), the fore-minus-back window median
+    difference, the jitter of the back window and their ratio (NaN where the windows are shorter
+    than the rule's minimums). Unit of the points, except the ratio (jitters)."""
+    size = points.size
+    back, fore = rule.back_points, rule.fore_points
+    nan = np.full(max(back, fore), np.nan)
+    padded = np.concatenate([nan[:back], points, nan[:fore]])
+    # Window k of width w starts at padded index k, i.e. at point k - back.
+    back_median = _window_medians(padded, back)[:size]  # points t-back .. t-1
+    fore_median = _window_medians(padded, fore)[back : back + size]  # points t .. t+fore-1
+    steps = np.abs(np.diff(points)) if size > 1 else np.zeros(0)
+    padded_steps = np.concatenate([nan[:back], steps, nan[:1]])  # window t: steps t-back .. t-2
+    back_jitter = _window_medians(padded_steps, back - 1)[:size] / MEDIAN_ABS_DIFF_PER_SD
+    shift = fore_median - back_median
+    index = np.arange(size)
+    enough = (index >= rule.min_back_points) & (size - index >= rule.min_fore_points)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(back_jitter > 0, np.abs(shift) / back_jitter, np.where(shift != 0, np.inf, 0.0))
+    ratio = np.where(enough, ratio, np.nan)
+    return shift, back_jitter, ratio
+
+
+def _runs(flags: npt.NDArray[np.bool_], bridge: int) -> list[tuple[int, int]]:
+    """Return [start, stop) of every run of True values, runs fewer than ``bridge`` apart joined."""
+    edges = np.diff(np.concatenate([[0], flags.astype(np.int8), [0]]))
+    starts, stops = np.flatnonzero(edges == 1).tolist(), np.flatnonzero(edges == -1).tolist()
+    runs: list[tuple[int, int]] = []
+    for start, stop in zip(starts, stops, strict=True):
+        if runs and start - runs[-1][1] < bridge:
+            runs[-1] = (runs[-1][0], stop)
+        else:
+            runs.append((start, stop))
+    return runs
+
+
+def _step_costs(points: FloatArray, low: int, high: int, candidates: range) -> FloatArray:
+    """Return, for each candidate t, the L1 cost of two levels (medians) on points[low:t], [t:high]."""
+    costs = np.empty(len(candidates))
+    for i, t in enumerate(candidates):
+        left, right = points[low:t], points[t:high]
+        costs[i] = np.abs(left - np.median(left)).sum() + np.abs(right - np.median(right)).sum()
+    return costs
+
+
+def _change_at(
+    points: FloatArray, t: int, first: int, last: int, rule: WatchRule, jit: float, floor: int
+) -> SeriesChange | None:
+    back = points[max(floor, t - rule.back_points) : t]
+    fore = points[t : t + rule.fore_points]
+    test = mann_whitney(back, fore)
+    if test.p is None or test.p > rule.alpha:
+        return None
+    estimate = hodges_lehmann(back, fore, rule.alpha)
+    shift = estimate.estimate
+    ratio = abs(shift) / jit if jit > 0 else (np.inf if shift != 0 else 0.0)
+    if ratio < rule.min_jitter_ratio:
+        return None
+    return SeriesChange(
+        position=t,
+        first_position=first,
+        last_position=last,
+        shift=shift,
+        shift_ci=estimate.ci,
+        p=float(test.p),
+        jitter=jit,
+        jitter_ratio=float(ratio),
+        before_median=float(np.median(back)),
+        n_back=int(back.size),
+        n_fore=int(fore.size),
+    )
+
+
+def watch_series(points: Sequence[float] | FloatArray, rule: WatchRule | None = None) -> SeriesVerdict:
+    """Judge one series of points (in revision order, the metric's unit): every change the rule
+    finds (see the module docstring), none for a series shorter than ``rule.min_points``.
+
+    Raises StatsError for a value that is not a finite number."""
+    rule = rule or WatchRule()
+    values = np.asarray(points, dtype=np.float64)
+    if values.ndim != 1:
+        raise StatsError("a series is one sequence of points")
+    if not np.all(np.isfinite(values)):
+        raise StatsError("a series holds a value that is not a finite number")
+    whole = jitter(values)
+    if values.size < rule.min_points:
+        return SeriesVerdict((), whole, False, int(values.size))
+    _shift, back_jitter, ratio = gate_ratios(values, rule)
+    flagged = np.nan_to_num(ratio, nan=0.0) >= rule.min_jitter_ratio
+    changes: list[SeriesChange] = []
+    floor = 0  # a step is placed and tested only after the previous change
+    for start, stop in _runs(flagged, rule.min_fore_points):
+        start = max(start, floor + rule.min_back_points)
+        if start >= stop:
+            continue
+        low = max(floor, start - rule.back_points)
+        high = min(values.size, stop - 1 + rule.fore_points)
+        candidates = range(start, stop)
+        costs = _step_costs(values, low, high, candidates)
+        best = start + int(np.argmin(costs))
+        jit = float(back_jitter[best])
+        # Plausible: moving the step there costs less than two jitters of fit.
+        near = np.flatnonzero(costs <= costs.min() + 2.0 * jit) + start
+        change = _change_at(values, best, int(near.min()), int(near.max()), rule, jit, floor)
+        if change is not None:
+            changes.append(change)
+            floor = best
+    return SeriesVerdict(tuple(changes), whole, True, int(values.size))

@@ -1,0 +1,1 @@
+"""Watch boot time across revisions and machines: series by fingerprint, alerts, triage."""

@@ -1,0 +1,188 @@
+"""``bootscope watch``, ``alerts`` and ``alert``: judge every series of a store, keep its alerts, triage.
+
+Recomputing is idempotent: a step found again (same series and kind, overlapping revision range)
+updates the alert that holds it, keeping its state and history; a new step opens a new alert
+(state ``untriaged``); an alert whose step is no longer found stays as it was (its history is the
+record). A confirmed alert restarts the baseline of every series it names (``detect.py``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bootscope.errors import InputError
+from bootscope.stats.series_watch import WatchRule
+from bootscope.store import Store
+from bootscope.store.watch import STATES, Alert, NewAlert, add_event, load_alerts, save_alerts
+from bootscope.usecases.watch.detect import (
+    KIND_MISSING,
+    SeriesReport,
+    group_items,
+    judge_series,
+    kind_of,
+    missing_item,
+    revision_order,
+)
+from bootscope.usecases.watch.series import Series, collect_series
+
+STATE_CONFIRMED = "confirmed"
+DEFAULT_BY = "bootscope"
+
+
+@dataclass(frozen=True, slots=True)
+class WatchUpdate:
+    """What one recomputation found: the series judged (and how many lacked history), the ids of
+    alerts opened and of alerts updated, and every alert now stored."""
+
+    series: tuple[SeriesReport, ...]
+    opened: tuple[int, ...]
+    updated: tuple[int, ...]
+    alerts: tuple[Alert, ...]
+    rule: WatchRule
+
+    @property
+    def short_of_history(self) -> int:
+        """How many series had too few points to judge any step."""
+        return sum(1 for report in self.series if not report.enough_history)
+
+
+def _confirmed(stored: Sequence[Alert]) -> dict[str, list[str]]:
+    """series key -> first revisions after its confirmed steps."""
+    cuts: dict[str, list[str]] = {}
+    for alert in stored:
+        if alert.state == STATE_CONFIRMED:
+            for item in alert.items:
+                cuts.setdefault(item.series, []).append(item.revision)
+    return cuts
+
+
+def _match(new: NewAlert, stored: Sequence[Alert], order: dict[str, float]) -> int | None:
+    """Return the id of the oldest stored alert holding one of ``new``'s steps (same series, kind,
+    overlapping revision range; for missing data: the same series and last revision), else None."""
+    for alert in stored:
+        if alert.kind != new.kind:
+            continue
+        for old in alert.items:
+            for item in new.items:
+                if old.series != item.series or old.component != item.component:
+                    continue
+                if new.kind == KIND_MISSING:
+                    if old.revision == item.revision:
+                        return alert.id
+                    continue
+                low, high = order.get(old.first_revision), order.get(old.last_revision)
+                if low is None or high is None:
+                    continue
+                if order[item.first_revision] <= high and low <= order[item.last_revision]:
+                    return alert.id
+    return None
+
+
+def _same(a: Alert, b: NewAlert) -> bool:
+    def key(items: Sequence[object]) -> list[tuple[object, ...]]:
+        return sorted(
+            (i.series, i.revision, i.first_revision, i.last_revision, i.shift, i.p)  # type: ignore[attr-defined]
+            for i in items
+        )
+
+    return (a.first_revision, a.last_revision, a.good_revision) == (
+        b.first_revision,
+        b.last_revision,
+        b.good_revision,
+    ) and key(a.items) == key(b.items)
+
+
+def recompute(
+    store: Store,
+    rule: WatchRule | None = None,
+    now_s: float | None = None,
+    metrics: Sequence[str] | None = None,
+    all_series: Sequence[Series] | None = None,
+) -> WatchUpdate:
+    """Judge every series of ``store`` (or ``all_series``, already collected) with ``rule``, store
+    new alerts and update those found again, and return what changed. ``now_s`` (Unix seconds,
+    default: now) is the watchdog's clock. Raises StoreError, StatsError for a bad rule."""
+    rule = rule or WatchRule()
+    now_s = time.time() if now_s is None else now_s
+    series = list(all_series) if all_series is not None else collect_series(store, metrics)
+    stored = load_alerts(store)
+    cuts = _confirmed(stored)
+    reports = [judge_series(s, rule, cuts.get(s.key, ())) for s in series]
+    items = [item for report in reports for item in report.items]
+    items += [item for s in series if (item := missing_item(s, now_s)) is not None]
+    order = revision_order(series)
+    fresh: list[NewAlert] = []
+    replace: dict[int, NewAlert] = {}
+    for alert in group_items(items, order, rule):
+        match = _match(alert, stored, order)
+        if match is None:
+            fresh.append(alert)
+        elif match not in replace and not _same(next(a for a in stored if a.id == match), alert):
+            replace[match] = alert
+    opened = save_alerts(store, fresh, replace, DEFAULT_BY) if fresh or replace else []
+    return WatchUpdate(tuple(reports), tuple(opened), tuple(replace), tuple(load_alerts(store)), rule)
+
+
+def watch_command(
+    db: str, rule: WatchRule | None = None, metrics: Sequence[str] | None = None
+) -> WatchUpdate:
+    """Recompute the alerts of store ``db`` (see :func:`recompute`). Raises StoreError."""
+    with Store.open(db) as store:
+        return recompute(store, rule, metrics=metrics)
+
+
+def list_alerts(db: str, state: str | None = None, kind: str | None = None) -> list[Alert]:
+    """Return the stored alerts of ``db`` (in ``state`` / of ``kind`` only, when given), newest
+    first. Raises InputError for an unknown state, StoreError."""
+    if state is not None and state not in STATES:
+        raise InputError(f"--state must be one of {', '.join(STATES)} (got {state!r})")
+    with Store.open(db, create=False) as store:
+        alerts = load_alerts(store)
+    return [
+        a
+        for a in reversed(alerts)
+        if (state is None or a.state == state) and (kind is None or a.kind == kind)
+    ]
+
+
+def show_alert(db: str, alert_id: int) -> Alert:
+    """Return stored alert ``alert_id`` with its items and history. Raises StoreLookupError for an
+    unknown alert, StoreError."""
+    from bootscope.errors import StoreLookupError
+
+    with Store.open(db, create=False) as store:
+        found = load_alerts(store, [alert_id])
+        if not found:
+            raise StoreLookupError(f"{store.name}: no alert {alert_id} (see `bootscope alerts`)")
+    return found[0]
+
+
+def triage_alert(db: str, alert_id: int, state: str, note: str, by: str) -> Alert:
+    """Set alert ``alert_id``'s state with a note, recorded with who and when, and return it; a
+    confirmed alert restarts the baseline of its series at the next recomputation. Raises InputError
+    for an unknown state or an empty ``by``, StoreLookupError for an unknown alert."""
+    if state not in STATES:
+        raise InputError(f"--state must be one of {', '.join(STATES)} (got {state!r})")
+    if not by.strip() or len(by) > 128:
+        raise InputError("--by names who triaged it (1 to 128 characters)")
+    with Store.open(db, create=False) as store:
+        add_event(store, alert_id, state, by.strip(), note)
+    return show_alert(db, alert_id)
+
+
+def alert_kind(alert: Alert) -> str:
+    """Return the alert's kind (as stored)."""
+    return alert.kind
+
+
+__all__ = [
+    "WatchUpdate",
+    "kind_of",
+    "list_alerts",
+    "recompute",
+    "show_alert",
+    "triage_alert",
+    "watch_command",
+]

@@ -1,0 +1,167 @@
+"""Every series judged, its steps grouped into alerts by revision range, and a missing-data watchdog.
+
+A series is cut at every step of a **confirmed** alert (a confirmed change restarts the baseline:
+the points before it no longer judge the points after it). Steps of one kind (regression: slower,
+improvement: faster) whose plausible revision ranges overlap, in any series, become one alert; its
+range is the union of theirs. A series whose newest point is older than ``MISSING_CADENCES`` times
+its usual spacing of points (the median gap, with at least ``MIN_CADENCE_POINTS`` dated points) gets
+a ``missing`` alert.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from bootscope.stats.series_watch import SeriesChange, WatchRule, jitter, watch_series
+from bootscope.store.watch import AlertItem, NewAlert
+from bootscope.usecases.watch.series import Series
+
+KIND_REGRESSION = "regression"
+KIND_IMPROVEMENT = "improvement"
+KIND_MISSING = "missing"
+KINDS = (KIND_REGRESSION, KIND_IMPROVEMENT, KIND_MISSING)
+TOTAL = "total"
+MISSING_CADENCES = 3.0
+MIN_CADENCE_POINTS = 4
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesReport:
+    """One series judged: its key, metric, points, jitter (metric's unit; None: under three points),
+    whether it had enough history, and its steps as alert items."""
+
+    key: str
+    metric: str
+    points: int
+    jitter: float | None
+    enough_history: bool
+    items: tuple[AlertItem, ...]
+
+
+def _segments(series: Series, confirmed: Sequence[str]) -> list[tuple[int, int]]:
+    """[start, stop) of the series' pieces between confirmed steps (revision: first point after)."""
+    cuts = sorted({i for i, p in enumerate(series.points) if p.revision in confirmed and i > 0})
+    bounds = [0, *cuts, len(series.points)]
+    return [(a, b) for a, b in itertools.pairwise(bounds) if b > a]
+
+
+def _item(series: Series, change: SeriesChange, offset: int, rule: WatchRule) -> AlertItem:
+    points = series.points
+    good = points[offset + change.first_position - 1].revision if offset + change.first_position > 0 else None
+    return AlertItem(
+        series=series.key,
+        fingerprint=series.fingerprint,
+        metric=series.metric,
+        component=TOTAL,
+        revision=points[offset + change.position].revision,
+        first_revision=points[offset + change.first_position].revision,
+        last_revision=points[offset + change.last_position].revision,
+        good_revision=good,
+        shift=change.shift,
+        ci=change.shift_ci,
+        p=change.p,
+        jitter=change.jitter,
+        jitter_ratio=change.jitter_ratio if np.isfinite(change.jitter_ratio) else None,
+        before=change.before_median,
+        detail={"n_back": change.n_back, "n_fore": change.n_fore, "alpha": rule.alpha},
+    )
+
+
+def judge_series(series: Series, rule: WatchRule, confirmed: Sequence[str] = ()) -> SeriesReport:
+    """Return the steps of one series as alert items, each piece between ``confirmed`` revisions
+    (first points after confirmed steps) judged on its own."""
+    medians = np.array([p.median for p in series.points], dtype=np.float64)
+    items: list[AlertItem] = []
+    enough = False
+    for start, stop in _segments(series, confirmed):
+        verdict = watch_series(medians[start:stop], rule)
+        enough = enough or verdict.enough_history
+        items += [_item(series, change, start, rule) for change in verdict.changes]
+    whole = jitter(medians[-rule.back_points :])
+    return SeriesReport(series.key, series.metric, len(series.points), whole, enough, tuple(items))
+
+
+def missing_item(series: Series, now_s: float) -> AlertItem | None:
+    """Return a missing-data item for a series silent for longer than MISSING_CADENCES of its usual
+    spacing, None otherwise (or with too few dated points to know its spacing)."""
+    times = np.array([p.time_s for p in series.points if p.time_s is not None], dtype=np.float64)
+    if times.size < MIN_CADENCE_POINTS:
+        return None
+    gaps = np.diff(np.sort(times))
+    cadence_s = float(np.median(gaps))
+    silent_s = now_s - float(times.max())
+    if cadence_s <= 0 or silent_s <= MISSING_CADENCES * cadence_s:
+        return None
+    last = series.points[-1].revision
+    return AlertItem(
+        series=series.key,
+        fingerprint=series.fingerprint,
+        metric=series.metric,
+        component=TOTAL,
+        revision=last,
+        first_revision=last,
+        last_revision=last,
+        good_revision=last,
+        detail={"cadence_s": cadence_s, "silent_s": silent_s},
+    )
+
+
+def kind_of(item: AlertItem) -> str:
+    """Return the kind of an alert item: missing (no shift), regression (slower) or improvement."""
+    if item.shift is None:
+        return KIND_MISSING
+    return KIND_REGRESSION if item.shift > 0 else KIND_IMPROVEMENT
+
+
+def revision_order(all_series: Sequence[Series]) -> dict[str, float]:
+    """Return revision -> its place in one order across every series: the earliest revision time
+    seen, then the order revisions were first stored (undated revisions after dated ones)."""
+    first: dict[str, tuple[bool, float, int]] = {}
+    for series in all_series:
+        for point in series.points:
+            key = (point.time_s is None, point.time_s or 0.0, point.first_seen)
+            if point.revision not in first or key < first[point.revision]:
+                first[point.revision] = key
+    ordered = sorted(first, key=lambda revision: first[revision])
+    return {revision: float(place) for place, revision in enumerate(ordered)}
+
+
+def group_items(items: Sequence[AlertItem], order: Mapping[str, float], rule: WatchRule) -> list[NewAlert]:
+    """Return one alert per kind and overlapping revision range (see the module docstring), in
+    revision order; a missing-data item is an alert of its own per series."""
+    alerts: list[NewAlert] = []
+    by_kind: dict[str, list[AlertItem]] = {}
+    for item in items:
+        by_kind.setdefault(kind_of(item), []).append(item)
+    for kind, members in by_kind.items():
+        if kind == KIND_MISSING:
+            alerts += [
+                NewAlert(kind, i.first_revision, i.last_revision, i.good_revision, rule.to_dict(), (i,))
+                for i in members
+            ]
+            continue
+        spans = sorted(members, key=lambda i: (order[i.first_revision], order[i.last_revision]))
+        group: list[AlertItem] = []
+        reach = -1.0
+        for item in spans:
+            if group and order[item.first_revision] > reach:
+                alerts.append(_alert(kind, group, order, rule))
+                group = []
+            group.append(item)
+            reach = max(reach, order[item.last_revision]) if len(group) > 1 else order[item.last_revision]
+        if group:
+            alerts.append(_alert(kind, group, order, rule))
+    alerts.sort(key=lambda a: (order.get(a.first_revision, 0.0), a.kind))
+    return alerts
+
+
+def _alert(kind: str, group: Sequence[AlertItem], order: Mapping[str, float], rule: WatchRule) -> NewAlert:
+    first = min(group, key=lambda i: order[i.first_revision])
+    last = max(group, key=lambda i: order[i.last_revision])
+    goods = [i.good_revision for i in group if i.good_revision is not None]
+    good = min(goods, key=lambda r: order.get(r, 0.0)) if goods else None
+    return NewAlert(kind, first.first_revision, last.last_revision, good, rule.to_dict(), tuple(group))

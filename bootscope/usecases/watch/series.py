@@ -1,0 +1,197 @@
+"""Series of points, one per (fingerprint, revision), built from the stored runs and fleet imports.
+
+A **fingerprint** is what a boot time depends on besides the revision: for a stored run the machine
+(host name, CPU model, usable cores), QEMU's version, the accelerator, the workload, the variant's
+options other than its kernel (command line, CPUs, memory, image, ...), bootscope's version and
+every ``--meta`` label but the revision's; for a fleet import the file's metadata columns and what
+the log says of the machine (architecture, CPUs, memory). A series is one fingerprint and one
+metric; it never mixes fingerprints.
+
+A **point** is every counted boot of one revision in one series (runs of the same revision add up);
+its value is their median. Points are ordered by revision time (``revision_time``, else the run's
+start), then by the order they were first stored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from bootscope.store import Store
+from bootscope.store.fleet import OUTCOME_OK, iter_fleet_rows
+from bootscope.store.watch import RunBootValue, iter_run_values
+from bootscope.usecases.watch.labels import REVISION, REVISION_TIME, fingerprint_labels, revision_epoch_s
+
+# The variant options that are the revision, not the fingerprint.
+_NOT_FINGERPRINT = ("kernel", "name")
+_FLEET_NOT_FINGERPRINT = (REVISION, REVISION_TIME, "file")
+UNKNOWN_REVISION = "(unknown)"
+
+
+@dataclass(frozen=True, slots=True)
+class Point:
+    """One revision of one series: its name, revision time (Unix seconds; None: not known), the
+    order it was first stored in, and its boots' values (the metric's unit)."""
+
+    revision: str
+    time_s: float | None
+    first_seen: int
+    values: tuple[float, ...]
+
+    @property
+    def median(self) -> float:
+        """The point's value: the median of its boots."""
+        return float(np.median(self.values))
+
+
+@dataclass(frozen=True, slots=True)
+class Series:
+    """One fingerprint and one metric: its key (a short hash of both), the fingerprint's fields, the
+    metric, and its points in revision order."""
+
+    key: str
+    fingerprint: Mapping[str, str]
+    metric: str
+    points: tuple[Point, ...]
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def run_fingerprint(value: RunBootValue) -> dict[str, str]:
+    """Return the fingerprint of a stored run's boot (see the module docstring): field -> text."""
+    host = value.host
+    fields = {
+        "source": "run",
+        "machine": _text(host.get("hostname")),
+        "cpu_model": _text(host.get("cpu_model")),
+        "cores": _text(host.get("cores")),
+        "qemu": _text(host.get("qemu_version")),
+        "accel": value.accel,
+        "workload": value.workload,
+        "bootscope": _text(host.get("bootscope_version")),
+    }
+    for key in sorted(value.config):
+        if key not in _NOT_FINGERPRINT:
+            fields[f"option.{key}"] = _text(value.config[key])
+    for key, label in sorted(fingerprint_labels(value.meta).items()):
+        fields[f"meta.{key}"] = label
+    return fields
+
+
+def fleet_fingerprint(meta: Mapping[str, str]) -> dict[str, str]:
+    """Return the fingerprint of a fleet boot from its metadata (the file's and the log's)."""
+    fields = {"source": "fleet"}
+    for key in sorted(meta):
+        if key not in _FLEET_NOT_FINGERPRINT:
+            fields[f"meta.{key}"] = _text(meta[key])
+    return fields
+
+
+def series_key(fingerprint: Mapping[str, str], metric: str) -> str:
+    """Return a short stable key of a series: 12 hex digits of the SHA-256 of its fields and metric."""
+    text = json.dumps([sorted(fingerprint.items()), metric], separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def differing_fields(a: Mapping[str, str], b: Mapping[str, str]) -> list[str]:
+    """Return the fingerprint fields whose values differ between ``a`` and ``b`` (absent counts as a
+    value), sorted."""
+    return sorted(key for key in set(a) | set(b) if a.get(key) != b.get(key))
+
+
+class _Builder:
+    """Collects values into (series, revision) points."""
+
+    def __init__(self) -> None:
+        self._fingerprints: dict[str, tuple[Mapping[str, str], str]] = {}
+        self._values: dict[str, dict[str, list[float]]] = {}
+        self._times: dict[tuple[str, str], float | None] = {}
+        self._seen: dict[tuple[str, str], int] = {}
+        self._fingerprint_keys: dict[str, str] = {}
+
+    def add(
+        self, fingerprint: Mapping[str, str], metric: str, revision: str, time_s: float | None, value: float
+    ) -> None:
+        frozen = json.dumps(sorted(fingerprint.items()))
+        key = self._fingerprint_keys.get(frozen + metric)
+        if key is None:
+            key = series_key(fingerprint, metric)
+            self._fingerprint_keys[frozen + metric] = key
+            self._fingerprints[key] = (dict(fingerprint), metric)
+        self._values.setdefault(key, {}).setdefault(revision, []).append(value)
+        slot = (key, revision)
+        if slot not in self._seen:
+            self._seen[slot] = len(self._seen)
+            self._times[slot] = time_s
+        elif time_s is not None:
+            known = self._times[slot]
+            self._times[slot] = time_s if known is None else min(known, time_s)
+
+    def series(self) -> list[Series]:
+        result = []
+        for key, by_revision in self._values.items():
+            fingerprint, metric = self._fingerprints[key]
+            points = [
+                Point(revision, self._times[(key, revision)], self._seen[(key, revision)], tuple(values))
+                for revision, values in by_revision.items()
+            ]
+            points.sort(key=lambda p: (p.time_s is None, p.time_s or 0.0, p.first_seen))
+            result.append(Series(key, fingerprint, metric, tuple(points)))
+        result.sort(key=lambda s: (s.metric, sorted(s.fingerprint.items())))
+        return result
+
+
+def _created_s(created: str) -> float | None:
+    try:
+        return datetime.fromisoformat(created).timestamp()
+    except ValueError:
+        return None
+
+
+def add_run_values(builder: _Builder, values: Iterable[RunBootValue]) -> None:
+    """Add stored runs' boot values to ``builder``."""
+    fingerprints: dict[tuple[int, str], dict[str, str]] = {}
+    for value in values:
+        cache_key = (value.experiment, _text(value.config))
+        fingerprint = fingerprints.get(cache_key)
+        if fingerprint is None:
+            fingerprint = fingerprints[cache_key] = run_fingerprint(value)
+        revision = value.meta.get(REVISION) or value.kernel_release or UNKNOWN_REVISION
+        time_s = revision_epoch_s(value.meta.get(REVISION_TIME))
+        builder.add(
+            fingerprint,
+            value.metric,
+            revision,
+            time_s if time_s is not None else _created_s(value.created),
+            value.value,
+        )
+
+
+def collect_series(store: Store, metrics: Sequence[str] | None = None, fleet: bool = True) -> list[Series]:
+    """Return every series of the store's runs (and, with ``fleet``, of its fleet imports), each of
+    the ``metrics`` (all stored, when None), sorted by metric then fingerprint. Raises StoreError."""
+    builder = _Builder()
+    wanted = set(metrics) if metrics is not None else None
+    add_run_values(builder, (v for v in iter_run_values(store) if wanted is None or v.metric in wanted))
+    if fleet:
+        for chunk in iter_fleet_rows(store):
+            for row in chunk:
+                if row.outcome != OUTCOME_OK:
+                    continue
+                fingerprint = fleet_fingerprint(row.meta)
+                revision = row.meta.get(REVISION) or row.kernel_release or UNKNOWN_REVISION
+                time_s = revision_epoch_s(row.meta.get(REVISION_TIME))
+                for metric, value in row.metrics.items():
+                    if (wanted is None or metric in wanted) and value is not None:
+                        builder.add(fingerprint, metric, revision, time_s, float(value))
+    return builder.series()
