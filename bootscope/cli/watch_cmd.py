@@ -22,6 +22,10 @@ def watch(
     metric: Annotated[
         list[str] | None, typer.Option("--metric", help="Judge only this metric's series (repeat).")
     ] = None,
+    run: Annotated[
+        str | None,
+        typer.Option("--run", help="Add this run (ID or latest) to its series and judge only those (fast)."),
+    ] = None,
     fmt: Annotated[str, options.format_option(options.TABLE_JSON, "table")] = "table",
 ) -> None:
     """Judge every series of the store (one per fingerprint and metric, a point per revision) and
@@ -31,7 +35,7 @@ def watch(
     from bootscope.usecases.watch.alerts import watch_command
 
     as_json = options.check_format(fmt, options.TABLE_JSON) == "json"
-    update = watch_command(db, metrics=metric or None)
+    update = watch_command(db, metrics=metric or None, run=run)
     out = watch_json(update) if as_json else watch_text(update, db, stdout_width_cells(sys.stdout))
     sys.stdout.write(out)
 

@@ -29,7 +29,7 @@ MIGRATIONS: dict[str, tuple[str, ...]] = {
 # the table definitions below, so SQLite and PostgreSQL each get their own column types).
 NEW_TABLES: dict[str, tuple[str, ...]] = {
     "2": ("fleet_files", "fleet_boots"),
-    "3": ("watch_alerts", "watch_items", "watch_events"),
+    "3": ("watch_series", "watch_alerts", "watch_items", "watch_events"),
 }
 
 metadata = sa.MetaData()
@@ -139,6 +139,22 @@ fleet_boots = sa.Table(
 )
 
 # ---- watched series (schema 4): alerts, the series steps each groups, and their triage ----------
+
+# One row per watched series: its points packed (``store/watch_series.py``), rewritten by a full
+# ``bootscope watch`` and merged into by one run's (``watch --run``): a series is judged without
+# reading its boots again.
+watch_series = sa.Table(
+    "watch_series",
+    metadata,
+    sa.Column("key", sa.String(64), primary_key=True),
+    sa.Column("metric", sa.String(64), nullable=False),
+    sa.Column("fingerprint", sa.JSON, nullable=False),
+    sa.Column("revisions", sa.JSON, nullable=False),
+    sa.Column("points", sa.LargeBinary, nullable=False),
+    # the stored runs whose boots are in it (a run merged twice would count its boots twice)
+    sa.Column("runs", sa.JSON, nullable=False),
+    sa.Column("updated", sa.String(40), nullable=False),
+)
 
 watch_alerts = sa.Table(
     "watch_alerts",

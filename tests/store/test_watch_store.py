@@ -9,7 +9,8 @@ import pytest
 
 from bootscope.errors import InputError, StoreLookupError
 from bootscope.store import Store
-from bootscope.usecases.watch.alerts import list_alerts, recompute, show_alert, triage_alert
+from bootscope.store.watch_series import load_series
+from bootscope.usecases.watch.alerts import list_alerts, recompute, recompute_run, show_alert, triage_alert
 from tests.usecases.watch.stored_series import HOST, store_revision
 
 T0_S = 1.7e9
@@ -115,3 +116,23 @@ def test_triage_refuses_bad_input(store_target: str) -> None:
         triage_alert(store_target, 1, "closed", "", "me")
     with pytest.raises(StoreLookupError, match="no alert 7"):
         triage_alert(store_target, 7, "invalid", "", "me")
+
+
+def test_adding_one_run_matches_a_full_recompute_and_counts_a_run_once(store_target: str) -> None:
+    with Store.open(store_target) as store:
+        _series(store, [2.0] * 30 + [2.03] * 5, seed=10)
+        recompute(store, now_s=T0_S + 35 * HOUR_S)
+        before = {s.key: s for s in load_series(store)}
+        rng = np.random.default_rng(11)
+        run = store_revision(store, "r035", list(2.03 + rng.normal(0, 0.004, 3)), time_s=T0_S + 35 * HOUR_S)
+        one = recompute_run(store, run, now_s=T0_S + 36 * HOUR_S)
+        twice = recompute_run(store, run, now_s=T0_S + 36 * HOUR_S)
+        (key,) = before
+        (added,) = load_series(store)
+        assert [p.revision for p in added.points] == [p.revision for p in before[key].points] + ["r035"]
+        assert twice.opened == () and twice.updated == ()
+        full = recompute(store, now_s=T0_S + 36 * HOUR_S)
+        assert full.opened == () and full.updated == ()  # the one-run update left what a full one finds
+        (rebuilt,) = load_series(store)
+        assert rebuilt.points == added.points
+    assert len(one.alerts) == 1 and one.alerts[0].kind == "regression"

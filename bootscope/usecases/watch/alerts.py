@@ -16,6 +16,7 @@ from bootscope.errors import InputError
 from bootscope.stats.series_watch import WatchRule
 from bootscope.store import Store
 from bootscope.store.watch import STATES, Alert, NewAlert, add_event, load_alerts, save_alerts
+from bootscope.store.watch_series import Series, load_series, put_series, replace_all_series
 from bootscope.usecases.watch.detect import (
     KIND_MISSING,
     SeriesReport,
@@ -25,7 +26,7 @@ from bootscope.usecases.watch.detect import (
     missing_item,
     revision_order,
 )
-from bootscope.usecases.watch.series import Series, collect_series
+from bootscope.usecases.watch.series import collect_series, merge_series, run_series
 
 STATE_CONFIRMED = "confirmed"
 DEFAULT_BY = "bootscope"
@@ -94,19 +95,27 @@ def _same(a: Alert, b: NewAlert) -> bool:
     ) and key(a.items) == key(b.items)
 
 
-def recompute(
+def _merged(old: Alert, group: NewAlert, touched: set[str], order: dict[str, float]) -> NewAlert:
+    """``old`` with the steps of the ``touched`` series replaced by ``group``'s (a one-run update)."""
+    kept = tuple(item for item in old.items if item.series not in touched)
+    items = kept + group.items
+    ends = [r for i in items for r in (i.first_revision, i.last_revision) if r in order]
+    first = min(ends, key=order.__getitem__, default=old.first_revision)
+    last = max(ends, key=order.__getitem__, default=old.last_revision)
+    goods = [i.good_revision for i in items if i.good_revision in order]
+    good = min(goods, key=lambda r: order[r or ""]) if goods else old.good_revision
+    return NewAlert(group.kind, first, last, good, group.rule, items)
+
+
+def _judge(
     store: Store,
-    rule: WatchRule | None = None,
-    now_s: float | None = None,
-    metrics: Sequence[str] | None = None,
-    all_series: Sequence[Series] | None = None,
+    series: Sequence[Series],
+    rule: WatchRule,
+    now_s: float,
+    touched: set[str] | None,
 ) -> WatchUpdate:
-    """Judge every series of ``store`` (or ``all_series``, already collected) with ``rule``, store
-    new alerts and update those found again, and return what changed. ``now_s`` (Unix seconds,
-    default: now) is the watchdog's clock. Raises StoreError, StatsError for a bad rule."""
-    rule = rule or WatchRule()
-    now_s = time.time() if now_s is None else now_s
-    series = list(all_series) if all_series is not None else collect_series(store, metrics)
+    """Judge ``series``, store new alerts and update those found again; ``touched``: the keys of
+    the series a one-run update judged (the other series' steps in a matched alert are kept)."""
     stored = load_alerts(store)
     cuts = _confirmed(stored)
     reports = [judge_series(s, rule, cuts.get(s.key, ())) for s in series]
@@ -115,14 +124,54 @@ def recompute(
     order = revision_order(series)
     fresh: list[NewAlert] = []
     replace: dict[int, NewAlert] = {}
+    by_id = {alert.id: alert for alert in stored}
     for alert in group_items(items, order, rule):
         match = _match(alert, stored, order)
         if match is None:
             fresh.append(alert)
-        elif match not in replace and not _same(next(a for a in stored if a.id == match), alert):
-            replace[match] = alert
+            continue
+        if match in replace:
+            continue
+        wanted = alert if touched is None else _merged(by_id[match], alert, touched, order)
+        if not _same(by_id[match], wanted):
+            replace[match] = wanted
     opened = save_alerts(store, fresh, replace, DEFAULT_BY) if fresh or replace else []
     return WatchUpdate(tuple(reports), tuple(opened), tuple(replace), tuple(load_alerts(store)), rule)
+
+
+def recompute(
+    store: Store,
+    rule: WatchRule | None = None,
+    now_s: float | None = None,
+    metrics: Sequence[str] | None = None,
+) -> WatchUpdate:
+    """Rebuild every series of ``store`` from its stored boots (only those of ``metrics``, when
+    given), keep them, judge them with ``rule``, store new alerts and update those found again;
+    return what changed. ``now_s`` (Unix seconds, default: now) is the watchdog's clock. Raises
+    StoreError, StatsError for a bad rule."""
+    rule = rule or WatchRule()
+    series = collect_series(store, metrics)
+    if metrics is None:
+        replace_all_series(store, series)
+    else:
+        put_series(store, series)
+    return _judge(store, series, rule, time.time() if now_s is None else now_s, None)
+
+
+def recompute_run(
+    store: Store, run: int, rule: WatchRule | None = None, now_s: float | None = None
+) -> WatchUpdate:
+    """Add stored run ``run``'s boots to the series it touches (kept in the store: no other boot is
+    read again), judge those series, and store or update their alerts; return what changed. A run
+    added twice is counted once. Raises StoreLookupError for an unknown run, StoreError."""
+    rule = rule or WatchRule()
+    store.experiment(run)  # an unknown run: StoreLookupError
+    fresh = run_series(store, run)
+    known = {s.key: s for s in load_series(store, [s.key for s in fresh])}
+    merged = [merge_series(known.get(s.key), s) for s in fresh]
+    put_series(store, merged)
+    touched = {s.key for s in merged}
+    return _judge(store, merged, rule, time.time() if now_s is None else now_s, touched)
 
 
 def watch_command(
@@ -170,11 +219,6 @@ def triage_alert(db: str, alert_id: int, state: str, note: str, by: str) -> Aler
     with Store.open(db, create=False) as store:
         add_event(store, alert_id, state, by.strip(), note)
     return show_alert(db, alert_id)
-
-
-def alert_kind(alert: Alert) -> str:
-    """Return the alert's kind (as stored)."""
-    return alert.kind
 
 
 __all__ = [

@@ -18,7 +18,7 @@ import numpy as np
 
 from bootscope.stats.series_watch import SeriesChange, WatchRule, jitter, watch_series
 from bootscope.store.watch import AlertItem, NewAlert
-from bootscope.usecases.watch.series import Series
+from bootscope.store.watch_series import Series
 
 KIND_REGRESSION = "regression"
 KIND_IMPROVEMENT = "improvement"

@@ -17,48 +17,19 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
-
-import numpy as np
 
 from bootscope.store import Store
 from bootscope.store.fleet import OUTCOME_OK, iter_fleet_rows
 from bootscope.store.watch import RunBootValue, iter_run_values
+from bootscope.store.watch_series import Point, Series
 from bootscope.usecases.watch.labels import REVISION, REVISION_TIME, fingerprint_labels, revision_epoch_s
 
 # The variant options that are the revision, not the fingerprint.
 _NOT_FINGERPRINT = ("kernel", "name")
 _FLEET_NOT_FINGERPRINT = (REVISION, REVISION_TIME, "file")
 UNKNOWN_REVISION = "(unknown)"
-
-
-@dataclass(frozen=True, slots=True)
-class Point:
-    """One revision of one series: its name, revision time (Unix seconds; None: not known), the
-    order it was first stored in, and its boots' values (the metric's unit)."""
-
-    revision: str
-    time_s: float | None
-    first_seen: int
-    values: tuple[float, ...]
-
-    @property
-    def median(self) -> float:
-        """The point's value: the median of its boots."""
-        return float(np.median(self.values))
-
-
-@dataclass(frozen=True, slots=True)
-class Series:
-    """One fingerprint and one metric: its key (a short hash of both), the fingerprint's fields, the
-    metric, and its points in revision order."""
-
-    key: str
-    fingerprint: Mapping[str, str]
-    metric: str
-    points: tuple[Point, ...]
 
 
 def _text(value: Any) -> str:
@@ -109,7 +80,7 @@ def differing_fields(a: Mapping[str, str], b: Mapping[str, str]) -> list[str]:
     return sorted(key for key in set(a) | set(b) if a.get(key) != b.get(key))
 
 
-class _Builder:
+class SeriesBuilder:
     """Collects values into (series, revision) points."""
 
     def __init__(self) -> None:
@@ -118,10 +89,18 @@ class _Builder:
         self._times: dict[tuple[str, str], float | None] = {}
         self._seen: dict[tuple[str, str], int] = {}
         self._fingerprint_keys: dict[str, str] = {}
+        self._runs: dict[str, set[int]] = {}
 
     def add(
-        self, fingerprint: Mapping[str, str], metric: str, revision: str, time_s: float | None, value: float
+        self,
+        fingerprint: Mapping[str, str],
+        metric: str,
+        revision: str,
+        time_s: float | None,
+        value: float,
+        run: int | None = None,
     ) -> None:
+        """Add one boot's value to the point (series of ``fingerprint`` and ``metric``, ``revision``)."""
         frozen = json.dumps(sorted(fingerprint.items()))
         key = self._fingerprint_keys.get(frozen + metric)
         if key is None:
@@ -129,6 +108,8 @@ class _Builder:
             self._fingerprint_keys[frozen + metric] = key
             self._fingerprints[key] = (dict(fingerprint), metric)
         self._values.setdefault(key, {}).setdefault(revision, []).append(value)
+        if run is not None:
+            self._runs.setdefault(key, set()).add(run)
         slot = (key, revision)
         if slot not in self._seen:
             self._seen[slot] = len(self._seen)
@@ -138,6 +119,7 @@ class _Builder:
             self._times[slot] = time_s if known is None else min(known, time_s)
 
     def series(self) -> list[Series]:
+        """Return the series built, each with its points in revision order."""
         result = []
         for key, by_revision in self._values.items():
             fingerprint, metric = self._fingerprints[key]
@@ -146,7 +128,7 @@ class _Builder:
                 for revision, values in by_revision.items()
             ]
             points.sort(key=lambda p: (p.time_s is None, p.time_s or 0.0, p.first_seen))
-            result.append(Series(key, fingerprint, metric, tuple(points)))
+            result.append(Series(key, fingerprint, metric, tuple(points), frozenset(self._runs.get(key, ()))))
         result.sort(key=lambda s: (s.metric, sorted(s.fingerprint.items())))
         return result
 
@@ -158,7 +140,7 @@ def _created_s(created: str) -> float | None:
         return None
 
 
-def add_run_values(builder: _Builder, values: Iterable[RunBootValue]) -> None:
+def add_run_values(builder: SeriesBuilder, values: Iterable[RunBootValue]) -> None:
     """Add stored runs' boot values to ``builder``."""
     fingerprints: dict[tuple[int, str], dict[str, str]] = {}
     for value in values:
@@ -174,13 +156,14 @@ def add_run_values(builder: _Builder, values: Iterable[RunBootValue]) -> None:
             revision,
             time_s if time_s is not None else _created_s(value.created),
             value.value,
+            value.experiment,
         )
 
 
 def collect_series(store: Store, metrics: Sequence[str] | None = None, fleet: bool = True) -> list[Series]:
     """Return every series of the store's runs (and, with ``fleet``, of its fleet imports), each of
     the ``metrics`` (all stored, when None), sorted by metric then fingerprint. Raises StoreError."""
-    builder = _Builder()
+    builder = SeriesBuilder()
     wanted = set(metrics) if metrics is not None else None
     add_run_values(builder, (v for v in iter_run_values(store) if wanted is None or v.metric in wanted))
     if fleet:
@@ -195,3 +178,31 @@ def collect_series(store: Store, metrics: Sequence[str] | None = None, fleet: bo
                     if (wanted is None or metric in wanted) and value is not None:
                         builder.add(fingerprint, metric, revision, time_s, float(value))
     return builder.series()
+
+
+def run_series(store: Store, run: int) -> list[Series]:
+    """Return the series of one stored run: its points only (one per series it touches)."""
+    builder = SeriesBuilder()
+    add_run_values(builder, iter_run_values(store, [run]))
+    return builder.series()
+
+
+def merge_series(known: Series | None, new: Series) -> Series:
+    """Return ``known`` with ``new``'s points added (a revision in both: its boots pooled; a point's
+    first-seen order continues after ``known``'s), or ``new`` when nothing is known; a run already
+    merged into ``known`` is not added again."""
+    if known is None:
+        return new
+    if new.runs and new.runs <= known.runs:
+        return known
+    points = {p.revision: p for p in known.points}
+    next_seen = max((p.first_seen for p in known.points), default=-1) + 1
+    for offset, point in enumerate(new.points):
+        old = points.get(point.revision)
+        if old is None:
+            points[point.revision] = Point(point.revision, point.time_s, next_seen + offset, point.values)
+        else:
+            time_s = old.time_s if point.time_s is None else min(point.time_s, old.time_s or point.time_s)
+            points[point.revision] = Point(old.revision, time_s, old.first_seen, old.values + point.values)
+    ordered = sorted(points.values(), key=lambda p: (p.time_s is None, p.time_s or 0.0, p.first_seen))
+    return Series(known.key, known.fingerprint, known.metric, tuple(ordered), known.runs | new.runs)
