@@ -54,6 +54,7 @@ SMP4 = "tests/data/debian-6.1-cloud-initcall-smp4.log"
 A = "8.7,8.4,8.6,8.2,9.0,8.7,8.8,9.3,8.8,8.3"  # seed 000's two sides of ten boots
 B = "8.5,8.2,7.6,8.2,8.7,8.2,7.8,8.2,9.3,8.4"
 
+REPORTS = ("--markdown", "{tmp}/check.md", "--junit", "{tmp}/check.xml")
 STORE_CASES = [
     Case("runs", ("runs", "--db", "{db}", "--format", "json")),
     Case("export-json", ("export", "1", "--db", "{db}", "--format", "json")),
@@ -114,6 +115,8 @@ STORE_CASES = [
     Case("compare-text", ("compare", "1", "--db", "{db}")),
     Case("diff-text", ("diff", "1", "--baseline", "smp1", "--variant", "smp2", "--db", "{db}")),
     Case("check-text", ("check", "1:smp1", "--against", "{tmp}/ref.json", "--db", "{db}")),
+    # The regression's table on stdout; its PR comment and JUnit file are kept as check-reports-*.
+    Case("check-reports", ("check", "1:smp2", "--against", "{tmp}/ref.json", "--db", "{db}", *REPORTS)),
     Case("latency-show-text", ("latency", "show", "2", "--db", "{db}")),
     Case("fleet-outliers", ("fleet", "outliers", "--db", "{fleet}", "--format", "json")),
 ]

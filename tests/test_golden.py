@@ -97,11 +97,16 @@ def store_outputs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str
     try:
         outputs = {c.name: _run(tuple(a.format(**values) for a in c.argv)) for c in STORE_CASES}
         outputs["baseline-file"] = (tmp / "ref.json").read_bytes()
+        outputs["check-reports-markdown"] = (tmp / "check.md").read_bytes()
+        outputs["check-reports-junit"] = (tmp / "check.xml").read_bytes()
     finally:
         os.chdir(saved)
     yield {name: out.replace(str(tmp).encode(), b"{tmp}") for name, out in outputs.items()}
 
 
-@pytest.mark.parametrize("case", [*STORE_CASES, Case("baseline-file", ())], ids=lambda c: c.name)
+_FILES = [Case(name, ()) for name in ("baseline-file", "check-reports-markdown", "check-reports-junit")]
+
+
+@pytest.mark.parametrize("case", [*STORE_CASES, *_FILES], ids=lambda c: c.name)
 def test_store_command_output_is_unchanged(case: Case, store_outputs: dict[str, bytes]) -> None:
     _check(case, store_outputs[case.name])

@@ -60,10 +60,21 @@ def check(
     alpha: Alpha = defaults.ALPHA,
     db: options.Db = defaults.DEFAULT_DB,
     fmt: Annotated[str, options.format_option(CHECK_FORMATS, "table")] = "table",
+    junit: Annotated[
+        Path | None, typer.Option("--junit", help="Also write the verdict as JUnit XML (Jenkins, GitLab).")
+    ] = None,
+    markdown: Annotated[
+        Path | None, typer.Option("--markdown", help="Also write the verdict as a Markdown PR comment.")
+    ] = None,
 ) -> int:
     """For CI: new boots against a reference; exit 0 pass, 1 regression (named), 125 cannot tell,
-    2 bad input (no reference, no store, unknown run), 5 a log with no timestamps."""
+    2 bad input (no reference, no store, unknown run), 5 a log with no timestamps. The --junit and
+    --markdown files are written whatever the verdict."""
+    from bootscope.report.atomic import write_text_atomically
+    from bootscope.report.check_junit import check_junit
+    from bootscope.report.check_markdown import check_markdown
     from bootscope.report.check_out import check_json, render_check
+    from bootscope.report.check_rows import CheckAsked
     from bootscope.report.console import output_console
     from bootscope.usecases.check import check as check_inputs
 
@@ -81,4 +92,9 @@ def check(
     for line in result.notes:
         notes.say(line)
     print(f"bootscope check: {result.message}", file=sys.stderr)
+    asked = CheckAsked(str(against), threshold, min_shift, alpha)
+    if junit is not None:
+        write_text_atomically(junit, check_junit(result, asked))
+    if markdown is not None:
+        write_text_atomically(markdown, check_markdown(result, asked))
     return result.exit_code

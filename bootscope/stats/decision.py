@@ -8,6 +8,9 @@ Chicco, Nonparametric Statistical Methods, 3rd ed., section 4.1):
 - bad: the candidate is slower than the baseline by more than m (alternative "greater");
 - good: the candidate is slower by less than m, or faster (alternative "less");
 - unknown: neither question is answered at ``alpha / looks``.
+
+``check`` asks a third, for its report only (it never changes the verdict): :func:`p_faster`, the
+candidate faster than the baseline by more than m, the same test with the sample moved the other way.
 """
 
 from __future__ import annotations
@@ -80,3 +83,12 @@ def decide(
         p_good=p_good,
         alpha_look=alpha_look,
     )
+
+
+def p_faster(baseline: Sequence[float], candidate: Sequence[float], margin: float) -> float | None:
+    """Return the one-sided p-value (dimensionless) of "the candidate is faster than the baseline by
+    more than ``margin``" (same unit): the mirror of :func:`decide`'s bad question, a Mann-Whitney
+    test of (candidate + margin) against the baseline, alternative "less". None when every value
+    is the same. Raises StatsError for an empty side or NaN."""
+    moved = np.asarray(candidate, dtype=np.float64) + margin
+    return mann_whitney(np.asarray(baseline, dtype=np.float64), moved, "less").p

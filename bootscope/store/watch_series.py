@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 import sqlalchemy as sa
 
 from bootscope.errors import StoreError
@@ -43,56 +44,116 @@ class Point:
         return float(np.median(self.values))
 
 
-@dataclass(frozen=True, slots=True)
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+
+def group_medians(values: FloatArray, counts: IntArray) -> FloatArray:
+    """Return the median of each group of ``values`` (groups of ``counts`` values, one after another;
+    every count at least 1)."""
+    ids = np.repeat(np.arange(counts.size), counts)
+    ordered = values[np.lexsort((values, ids))]
+    starts = np.cumsum(counts) - counts
+    result: FloatArray = (ordered[starts + (counts - 1) // 2] + ordered[starts + counts // 2]) / 2.0
+    return result
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class Series:
     """One fingerprint and one metric: its key (a short hash of both), the fingerprint's fields, the
-    metric, its points in revision order, and the ids of the stored runs whose boots it holds."""
+    metric, its points in revision order as arrays (names, times in Unix seconds (NaN: unknown),
+    first-seen order, boots per point, every boot's value point after point (the metric's unit), each
+    point's median), and the ids of the stored runs whose boots it holds. Build it with
+    :func:`make_series`, which computes the medians."""
 
     key: str
     fingerprint: Mapping[str, str]
     metric: str
-    points: tuple[Point, ...]
+    revisions: tuple[str, ...]
+    times_s: FloatArray
+    first_seen: IntArray
+    counts: IntArray
+    values: FloatArray
+    medians: FloatArray
     runs: frozenset[int] = frozenset()
 
+    @property
+    def points(self) -> tuple[Point, ...]:
+        """The points as objects (slow for long series: for merging and tests)."""
+        ends = np.cumsum(self.counts)
+        starts = ends - self.counts
+        return tuple(
+            Point(
+                revision,
+                None if np.isnan(self.times_s[i]) else float(self.times_s[i]),
+                int(self.first_seen[i]),
+                tuple(self.values[starts[i] : ends[i]].tolist()),
+            )
+            for i, revision in enumerate(self.revisions)
+        )
 
-def pack_points(points: Sequence[Point]) -> bytes:
-    """Return ``points`` packed (see the module docstring)."""
-    times = np.array([np.nan if p.time_s is None else p.time_s for p in points], dtype="<f8")
-    seen = np.array([p.first_seen for p in points], dtype="<i8")
-    counts = np.array([len(p.values) for p in points], dtype="<i4")
-    values = np.array([v for p in points for v in p.values], dtype="<f8")
-    return (
-        _HEAD.pack(_TAG, len(points)) + times.tobytes() + seen.tobytes() + counts.tobytes() + values.tobytes()
+
+def make_series(
+    key: str,
+    fingerprint: Mapping[str, str],
+    metric: str,
+    points: Sequence[Point],
+    runs: frozenset[int] = frozenset(),
+) -> Series:
+    """Return the series of ``points`` (already in revision order, each with at least one value)."""
+    arrays = (
+        np.array([np.nan if p.time_s is None else p.time_s for p in points], dtype=np.float64),
+        np.array([p.first_seen for p in points], dtype=np.int64),
+        np.array([len(p.values) for p in points], dtype=np.int64),
+        np.array([v for p in points for v in p.values], dtype=np.float64),
     )
+    return series_from_arrays(key, fingerprint, metric, tuple(p.revision for p in points), arrays, runs)
 
 
-def unpack_points(blob: bytes, revisions: Sequence[str]) -> tuple[Point, ...]:
-    """Return the points packed in ``blob``, named by ``revisions``. Raises StoreError for a blob that
-    is not a packing of that many points."""
+def series_from_arrays(
+    key: str,
+    fingerprint: Mapping[str, str],
+    metric: str,
+    revisions: tuple[str, ...],
+    arrays: tuple[FloatArray, IntArray, IntArray, FloatArray],
+    runs: frozenset[int] = frozenset(),
+) -> Series:
+    """Return the series of points given as arrays: (times in Unix seconds, NaN unknown; first-seen
+    order; boots per point, each at least 1; every value, point after point), in revision order."""
+    times_s, first_seen, counts, values = arrays
+    medians = group_medians(values, counts) if counts.size else np.zeros(0)
+    return Series(key, fingerprint, metric, revisions, times_s, first_seen, counts, values, medians, runs)
+
+
+def pack_series(series: Series) -> bytes:
+    """Return the points of ``series`` packed (see the module docstring)."""
+    head = _HEAD.pack(_TAG, len(series.revisions))
+    arrays = (
+        series.times_s.astype("<f8"),
+        series.first_seen.astype("<i8"),
+        series.counts.astype("<i4"),
+        series.values.astype("<f8"),
+    )
+    return head + b"".join(a.tobytes() for a in arrays)
+
+
+def unpack_arrays(blob: bytes, size: int) -> tuple[FloatArray, IntArray, IntArray, FloatArray]:
+    """Return (times, first-seen order, boots per point, values) of ``size`` points packed in
+    ``blob``. Raises StoreError for a blob that is not a packing of that many points."""
     try:
-        tag, size = _HEAD.unpack_from(blob)
-        if tag != _TAG or size != len(revisions):
+        tag, packed = _HEAD.unpack_from(blob)
+        if tag != _TAG or packed != size:
             raise ValueError("tag or size")
         at = _HEAD.size
-        times = np.frombuffer(blob, "<f8", size, at)
-        seen = np.frombuffer(blob, "<i8", size, at + 8 * size)
-        counts = np.frombuffer(blob, "<i4", size, at + 16 * size)
-        values = np.frombuffer(blob, "<f8", int(counts.sum()), at + 20 * size)
+        times = np.frombuffer(blob, "<f8", size, at).astype(np.float64)
+        seen = np.frombuffer(blob, "<i8", size, at + 8 * size).astype(np.int64)
+        counts = np.frombuffer(blob, "<i4", size, at + 16 * size).astype(np.int64)
+        if size and counts.min() < 1:
+            raise ValueError("a point without boots")
+        values = np.frombuffer(blob, "<f8", int(counts.sum()), at + 20 * size).astype(np.float64)
     except (ValueError, struct.error) as error:
-        raise StoreError(
-            f"a stored series is damaged ({error}); run `bootscope watch` to rebuild it"
-        ) from None
-    ends = np.cumsum(counts)
-    starts = ends - counts
-    return tuple(
-        Point(
-            revision=str(revisions[i]),
-            time_s=None if np.isnan(times[i]) else float(times[i]),
-            first_seen=int(seen[i]),
-            values=tuple(values[starts[i] : ends[i]].tolist()),
-        )
-        for i in range(size)
-    )
+        raise StoreError(f"a stored series is damaged ({error}); `bootscope watch` rebuilds it") from None
+    return times, seen, counts, values
 
 
 def _row(series: Series, at: str) -> dict[str, object]:
@@ -100,8 +161,8 @@ def _row(series: Series, at: str) -> dict[str, object]:
         "key": series.key,
         "metric": series.metric,
         "fingerprint": dict(series.fingerprint),
-        "revisions": [p.revision for p in series.points],
-        "points": pack_points(series.points),
+        "revisions": list(series.revisions),
+        "points": pack_series(series),
         "runs": sorted(series.runs),
         "updated": at,
     }
@@ -136,5 +197,7 @@ def load_series(store: Store, keys: Sequence[str] | None = None) -> Iterator[Ser
         query = query.where(table.c.key.in_(list(keys)))
     with store.reading() as conn:
         for row in conn.execute(query):
-            points = unpack_points(row.points, row.revisions)
-            yield Series(row.key, row.fingerprint or {}, row.metric, points, frozenset(row.runs or ()))
+            revisions = tuple(str(r) for r in row.revisions)
+            arrays = unpack_arrays(row.points, len(revisions))
+            runs = frozenset(row.runs or ())
+            yield series_from_arrays(row.key, row.fingerprint or {}, row.metric, revisions, arrays, runs)

@@ -20,6 +20,11 @@ threshold x the total's median on its own is a regression too, unless the two si
 differently (``initcall_debug`` on one side: its initcalls appear because of the option). Boots that
 differ from the reference's in more than the kernel (release, instrumentation, CPUs, memory,
 machine: ``bootscope.analyze.like_for_like``) are marked NOT LIKE FOR LIKE, not refused.
+
+For the reports only (JUnit, Markdown; they never change the exit code): what is proven *faster* than
+the reference by more than its margin (``bootscope.stats.decision.p_faster``, the components' p-values
+Benjamini-Hochberg adjusted as above), and the components both sides have that cannot be tested
+because one side has fewer than 2 boots of them ("cannot tell").
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ import numpy as np
 
 from bootscope.analyze.like_for_like import like_for_like, not_like_for_like, printing_differs
 from bootscope.errors import InputError, StatsError
-from bootscope.stats.decision import BAD, GOOD, UNKNOWN, BisectDecision, decide
+from bootscope.stats.decision import BAD, GOOD, UNKNOWN, BisectDecision, decide, p_faster
 from bootscope.stats.multiple import benjamini_hochberg
 from bootscope.usecases.diff import BootParts
 from bootscope.usecases.reference import Reach, Reference, reach
@@ -40,6 +45,7 @@ EXIT_PASS, EXIT_REGRESSION, EXIT_CANNOT_TELL = 0, 1, 125
 POWER_TARGET = 0.8
 _POWER_REPLICATES = 200
 _SHOWN = 5
+_Key = tuple[str, str]  # a component: (kind, name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,15 +61,42 @@ class CheckFinding:
 
 
 @dataclass(frozen=True, slots=True)
+class CheckImprovement:
+    """One thing proven faster than the reference by more than its margin (reported, never a
+    failure): the component (kind ``total`` for the metric itself), its decision (shift, interval and
+    margin, s), the p of the "faster" test and, for a component, its Benjamini-Hochberg q (None for
+    the total, a single test)."""
+
+    kind: str
+    name: str
+    decision: BisectDecision
+    p_faster: float
+    q_faster: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class CheckUntested:
+    """A component both sides have that cannot be tested ("cannot tell"): ``n_reference`` and
+    ``n_new`` are the boots that have it, one of them under 2."""
+
+    kind: str
+    name: str
+    n_reference: int
+    n_new: int
+
+
+@dataclass(frozen=True, slots=True)
 class CheckResult:
     """The answer of ``check``: exit code (0 pass, 1 regression, 125 cannot tell), the total's
     decision (None when fewer than 2 new boots reached the metric), what the reference can prove
     for that many boots (``reach``: the margin used, s; None with fewer than 2 new boots), the
     regressions found, how many components and boots were checked, how many more boots the total
     would need (None when it is not a question of boots or even many more would not settle it),
-    a one-line message, notes (one line each: a widened margin, for instance), and the
+    a one-line message, notes (one line each: a widened margin, for instance), the
     like-for-like line ("NOT LIKE FOR LIKE: ...") when the boots differ from the reference's in
-    more than the kernel under test (None when alike, or nothing states it)."""
+    more than the kernel under test (None when alike, or nothing states it), what was proven
+    faster (the total first, then components, fastest first) and the components that cannot be
+    tested for too few boots (by kind and name)."""
 
     metric: str
     exit_code: int
@@ -76,6 +109,8 @@ class CheckResult:
     message: str
     notes: tuple[str, ...] = ()
     not_like_for_like: str | None = None
+    improvements: tuple[CheckImprovement, ...] = ()
+    cannot_tell: tuple[CheckUntested, ...] = ()
 
 
 def _more_boots(
@@ -102,9 +137,9 @@ def _more_boots(
 
 def _component_findings(
     reference: Reference, boots: Sequence[BootParts], threshold: float, alpha: float, min_shift_s: float
-) -> tuple[list[CheckFinding], int, dict[tuple[str, str], list[float]]]:
-    """Return the components found slower (q below alpha), how many were tested, and the new
-    boots' values per component (s)."""
+) -> tuple[list[CheckFinding], list[tuple[_Key, BisectDecision]], dict[_Key, list[float]]]:
+    """Return the components found slower (q below alpha), those tested with their decisions, and
+    the new boots' values per component (s)."""
     new_components: dict[tuple[str, str], list[float]] = {}
     for boot in boots:
         for key, value in boot.components.items():
@@ -123,7 +158,49 @@ def _component_findings(
         for (key, decision), q in zip(tested, q_bad, strict=True)
         if q is not None and q < alpha
     ]
-    return findings, len(tested), new_components
+    return findings, tested, new_components
+
+
+def _total_faster(
+    metric: str,
+    ref_total: Sequence[float],
+    new_total: Sequence[float],
+    total: BisectDecision | None,
+    alpha: float,
+) -> tuple[CheckImprovement, ...]:
+    """Return the total as proven faster than the reference by more than its margin (p below alpha),
+    or nothing."""
+    if total is None:
+        return ()
+    p = p_faster(ref_total, new_total, total.margin)
+    return () if p is None or p >= alpha else (CheckImprovement("total", metric, total, p, None),)
+
+
+def _components_faster(
+    reference: Reference,
+    tested: Sequence[tuple[_Key, BisectDecision]],
+    new: dict[_Key, list[float]],
+    alpha: float,
+) -> tuple[CheckImprovement, ...]:
+    """Return the components tested that are proven faster than the reference by more than their
+    margin (Benjamini-Hochberg q below alpha), fastest first; ``new`` holds the new boots' values."""
+    p_values = [p_faster(reference.components[key], new[key], decision.margin) for key, decision in tested]
+    found = [
+        CheckImprovement(key[0], key[1], decision, p, q)
+        for (key, decision), p, q in zip(tested, p_values, benjamini_hochberg(p_values), strict=True)
+        if p is not None and q is not None and q < alpha
+    ]
+    return tuple(sorted(found, key=lambda f: f.decision.shift))
+
+
+def _untested(reference: Reference, new: dict[_Key, list[float]]) -> tuple[CheckUntested, ...]:
+    """Return the components both sides have with fewer than 2 boots of them on one side (``new``:
+    the new boots' values), by kind and name."""
+    both = sorted(reference.components.keys() & new.keys())
+    counts = ((key, len(reference.components[key]), len(new[key])) for key in both)
+    return tuple(
+        CheckUntested(key[0], key[1], n_ref, n_new) for key, n_ref, n_new in counts if min(n_ref, n_new) < 2
+    )
 
 
 def _percent(seconds: float, median_s: float) -> str:
@@ -166,7 +243,7 @@ def check_boots(
             notes.append(_widened_note(found))
     guard = like_for_like(reference.facts, [b.facts for b in boots if b.facts is not None])
     marked = not_like_for_like(guard, "reference", "new")
-    findings, checked, new_components = _component_findings(reference, boots, threshold, alpha, min_shift_s)
+    findings, tested, new_components = _component_findings(reference, boots, threshold, alpha, min_shift_s)
     printing = printing_differs(guard)
     if printing:
         notes.append(f"{', '.join(printing)} differs: components the reference lacks are not counted")
@@ -213,10 +290,13 @@ def check_boots(
         total,
         found,
         tuple(findings),
-        checked,
+        len(tested),
         len(new_total),
         more,
         message,
         tuple(notes),
         marked,
+        _total_faster(metric, ref_total, new_total, total, alpha)
+        + _components_faster(reference, tested, new_components, alpha),
+        _untested(reference, new_components),
     )

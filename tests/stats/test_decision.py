@@ -8,7 +8,7 @@ import pytest
 from scipy import stats as sps
 
 from bootscope.errors import StatsError
-from bootscope.stats.decision import BAD, GOOD, UNKNOWN, decide
+from bootscope.stats.decision import BAD, GOOD, UNKNOWN, decide, p_faster
 
 
 def test_decision_p_values_match_scipy_on_the_moved_sample() -> None:
@@ -98,3 +98,21 @@ def test_too_few_samples_raise() -> None:
         decide([1.0], [1.0, 2.0], 0.05, 0.05)
     with pytest.raises(StatsError, match="at least 2 boots"):
         decide([1.0, 2.0], [1.0], 0.05, 0.05)
+
+
+def test_p_faster_is_the_bad_question_mirrored() -> None:
+    rng = np.random.default_rng(6)
+    base = 2.5 + rng.normal(0, 0.05, 8)
+    cand = 2.2 + rng.normal(0, 0.05, 8)
+    margin = 0.1
+    # Faster by more than the margin: (cand + margin) below the reference, by scipy on the moved sample.
+    expected = sps.mannwhitneyu(cand + margin, base, alternative="less").pvalue
+    assert p_faster(base, cand, margin) == pytest.approx(expected)
+    # The same as decide()'s bad question with the sides swapped (the candidate as the baseline).
+    assert p_faster(base, cand, margin) == pytest.approx(
+        decide(cand, base, 0.0, 0.05, min_margin=margin).p_bad
+    )
+    # 0.3 s faster is more than 0.1 faster, not more than 0.5 faster.
+    beyond, within = p_faster(base, cand, margin), p_faster(base, cand, 0.5)
+    assert beyond is not None and within is not None and beyond < 0.01 < 0.99 < within
+    assert p_faster([1.0, 1.0], [1.0, 1.0], 0.0) is None

@@ -121,7 +121,11 @@ def _judge(
     reports = [judge_series(s, rule, cuts.get(s.key, ())) for s in series]
     items = [item for report in reports for item in report.items]
     items += [item for s in series if (item := missing_item(s, now_s)) is not None]
-    order = revision_order(series)
+    named = {r for i in items for r in (i.revision, i.first_revision, i.last_revision, i.good_revision) if r}
+    named |= {
+        r for a in stored for i in a.items for r in (i.first_revision, i.last_revision, i.good_revision) if r
+    }
+    order = revision_order(series, named)
     fresh: list[NewAlert] = []
     replace: dict[int, NewAlert] = {}
     by_id = {alert.id: alert for alert in stored}
@@ -144,17 +148,23 @@ def recompute(
     rule: WatchRule | None = None,
     now_s: float | None = None,
     metrics: Sequence[str] | None = None,
+    rebuild: bool = True,
 ) -> WatchUpdate:
     """Rebuild every series of ``store`` from its stored boots (only those of ``metrics``, when
     given), keep them, judge them with ``rule``, store new alerts and update those found again;
-    return what changed. ``now_s`` (Unix seconds, default: now) is the watchdog's clock. Raises
+    return what changed. Without ``rebuild`` the series kept in the store are judged as they are
+    (no boot is read). ``now_s`` (Unix seconds, default: now) is the watchdog's clock. Raises
     StoreError, StatsError for a bad rule."""
     rule = rule or WatchRule()
-    series = collect_series(store, metrics)
-    if metrics is None:
-        replace_all_series(store, series)
+    if not rebuild:
+        wanted = set(metrics) if metrics is not None else None
+        series = [s for s in load_series(store) if wanted is None or s.metric in wanted]
     else:
-        put_series(store, series)
+        series = collect_series(store, metrics)
+        if metrics is None:
+            replace_all_series(store, series)
+        else:
+            put_series(store, series)
     return _judge(store, series, rule, time.time() if now_s is None else now_s, None)
 
 
@@ -175,11 +185,17 @@ def recompute_run(
 
 
 def watch_command(
-    db: str, rule: WatchRule | None = None, metrics: Sequence[str] | None = None
+    db: str, rule: WatchRule | None = None, metrics: Sequence[str] | None = None, run: str | None = None
 ) -> WatchUpdate:
-    """Recompute the alerts of store ``db`` (see :func:`recompute`). Raises StoreError."""
-    with Store.open(db) as store:
-        return recompute(store, rule, metrics=metrics)
+    """Recompute the alerts of store ``db``: every series (:func:`recompute`), or with ``run`` (an
+    id or ``latest``) only those that run touches (:func:`recompute_run`). Raises InputError for
+    ``run`` with ``metrics``, StoreLookupError for an unknown run or store, StoreError."""
+    with Store.open(db, create=False) as store:
+        if run is None:
+            return recompute(store, rule, metrics=metrics)
+        if metrics:
+            raise InputError("--run judges every metric of that run's series; leave out --metric")
+        return recompute_run(store, store.experiment(run).id, rule)
 
 
 def list_alerts(db: str, state: str | None = None, kind: str | None = None) -> list[Alert]:

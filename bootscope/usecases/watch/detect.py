@@ -11,7 +11,7 @@ a ``missing`` alert.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -44,22 +44,22 @@ class SeriesReport:
 
 def _segments(series: Series, confirmed: Sequence[str]) -> list[tuple[int, int]]:
     """[start, stop) of the series' pieces between confirmed steps (revision: first point after)."""
-    cuts = sorted({i for i, p in enumerate(series.points) if p.revision in confirmed and i > 0})
-    bounds = [0, *cuts, len(series.points)]
+    cuts = sorted({i for i, revision in enumerate(series.revisions) if revision in confirmed and i > 0})
+    bounds = [0, *cuts, len(series.revisions)]
     return [(a, b) for a, b in itertools.pairwise(bounds) if b > a]
 
 
 def _item(series: Series, change: SeriesChange, offset: int, rule: WatchRule) -> AlertItem:
-    points = series.points
-    good = points[offset + change.first_position - 1].revision if offset + change.first_position > 0 else None
+    revisions = series.revisions
+    good = revisions[offset + change.first_position - 1] if offset + change.first_position > 0 else None
     return AlertItem(
         series=series.key,
         fingerprint=series.fingerprint,
         metric=series.metric,
         component=TOTAL,
-        revision=points[offset + change.position].revision,
-        first_revision=points[offset + change.first_position].revision,
-        last_revision=points[offset + change.last_position].revision,
+        revision=revisions[offset + change.position],
+        first_revision=revisions[offset + change.first_position],
+        last_revision=revisions[offset + change.last_position],
         good_revision=good,
         shift=change.shift,
         ci=change.shift_ci,
@@ -74,7 +74,7 @@ def _item(series: Series, change: SeriesChange, offset: int, rule: WatchRule) ->
 def judge_series(series: Series, rule: WatchRule, confirmed: Sequence[str] = ()) -> SeriesReport:
     """Return the steps of one series as alert items, each piece between ``confirmed`` revisions
     (first points after confirmed steps) judged on its own."""
-    medians = np.array([p.median for p in series.points], dtype=np.float64)
+    medians = series.medians
     items: list[AlertItem] = []
     enough = False
     for start, stop in _segments(series, confirmed):
@@ -82,13 +82,13 @@ def judge_series(series: Series, rule: WatchRule, confirmed: Sequence[str] = ())
         enough = enough or verdict.enough_history
         items += [_item(series, change, start, rule) for change in verdict.changes]
     whole = jitter(medians[-rule.back_points :])
-    return SeriesReport(series.key, series.metric, len(series.points), whole, enough, tuple(items))
+    return SeriesReport(series.key, series.metric, len(series.revisions), whole, enough, tuple(items))
 
 
 def missing_item(series: Series, now_s: float) -> AlertItem | None:
     """Return a missing-data item for a series silent for longer than MISSING_CADENCES of its usual
     spacing, None otherwise (or with too few dated points to know its spacing)."""
-    times = np.array([p.time_s for p in series.points if p.time_s is not None], dtype=np.float64)
+    times = series.times_s[~np.isnan(series.times_s)]
     if times.size < MIN_CADENCE_POINTS:
         return None
     gaps = np.diff(np.sort(times))
@@ -96,7 +96,7 @@ def missing_item(series: Series, now_s: float) -> AlertItem | None:
     silent_s = now_s - float(times.max())
     if cadence_s <= 0 or silent_s <= MISSING_CADENCES * cadence_s:
         return None
-    last = series.points[-1].revision
+    last = series.revisions[-1]
     return AlertItem(
         series=series.key,
         fingerprint=series.fingerprint,
@@ -117,15 +117,19 @@ def kind_of(item: AlertItem) -> str:
     return KIND_REGRESSION if item.shift > 0 else KIND_IMPROVEMENT
 
 
-def revision_order(all_series: Sequence[Series]) -> dict[str, float]:
-    """Return revision -> its place in one order across every series: the earliest revision time
-    seen, then the order revisions were first stored (undated revisions after dated ones)."""
+def revision_order(all_series: Sequence[Series], wanted: Collection[str]) -> dict[str, float]:
+    """Return revision -> its place in one order across every series, for the ``wanted`` revisions
+    that some series holds: the earliest revision time seen, then the order revisions were first
+    stored (undated revisions after dated ones)."""
     first: dict[str, tuple[bool, float, int]] = {}
+    wanted = set(wanted)
     for series in all_series:
-        for point in series.points:
-            key = (point.time_s is None, point.time_s or 0.0, point.first_seen)
-            if point.revision not in first or key < first[point.revision]:
-                first[point.revision] = key
+        for i in [i for i, revision in enumerate(series.revisions) if revision in wanted]:
+            time_s = float(series.times_s[i])
+            key = (bool(np.isnan(time_s)), 0.0 if np.isnan(time_s) else time_s, int(series.first_seen[i]))
+            revision = series.revisions[i]
+            if revision not in first or key < first[revision]:
+                first[revision] = key
     ordered = sorted(first, key=lambda revision: first[revision])
     return {revision: float(place) for place, revision in enumerate(ordered)}
 

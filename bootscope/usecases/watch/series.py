@@ -23,7 +23,7 @@ from typing import Any
 from bootscope.store import Store
 from bootscope.store.fleet import OUTCOME_OK, iter_fleet_rows
 from bootscope.store.watch import RunBootValue, iter_run_values
-from bootscope.store.watch_series import Point, Series
+from bootscope.store.watch_series import Point, Series, make_series
 from bootscope.usecases.watch.labels import REVISION, REVISION_TIME, fingerprint_labels, revision_epoch_s
 
 # The variant options that are the revision, not the fingerprint.
@@ -128,7 +128,7 @@ class SeriesBuilder:
                 for revision, values in by_revision.items()
             ]
             points.sort(key=lambda p: (p.time_s is None, p.time_s or 0.0, p.first_seen))
-            result.append(Series(key, fingerprint, metric, tuple(points), frozenset(self._runs.get(key, ()))))
+            result.append(make_series(key, fingerprint, metric, points, frozenset(self._runs.get(key, ()))))
         result.sort(key=lambda s: (s.metric, sorted(s.fingerprint.items())))
         return result
 
@@ -205,4 +205,4 @@ def merge_series(known: Series | None, new: Series) -> Series:
             time_s = old.time_s if point.time_s is None else min(point.time_s, old.time_s or point.time_s)
             points[point.revision] = Point(old.revision, time_s, old.first_seen, old.values + point.values)
     ordered = sorted(points.values(), key=lambda p: (p.time_s is None, p.time_s or 0.0, p.first_seen))
-    return Series(known.key, known.fingerprint, known.metric, tuple(ordered), known.runs | new.runs)
+    return make_series(known.key, known.fingerprint, known.metric, ordered, known.runs | new.runs)
