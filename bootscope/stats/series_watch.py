@@ -260,3 +260,123 @@ def watch_series(points: Sequence[float] | FloatArray, rule: WatchRule | None = 
             changes.append(change)
             floor = best
     return SeriesVerdict(tuple(changes), whole, True, int(values.size))
+
+
+# A share is a count of a few boots per point: its windows are this many times the rule's (back,
+# fore), or a change of shape could only be seen when it is large.
+SHARE_WINDOWS = (4, 3)
+# ... and its test runs at this fraction of the rule's alpha: a share has no jitter gate, and the
+# labelled benchmark (bench/RESULTS.md) found false alerts above 5 % at the rule's own alpha.
+SHARE_ALPHA_FACTOR = 0.01
+
+
+def watch_shares(
+    hits: npt.NDArray[np.int64], counts: npt.NDArray[np.int64], rule: WatchRule | None = None
+) -> SeriesVerdict:
+    """Judge a series of shares: point i has ``counts[i]`` boots, ``hits[i]`` of them in the slow
+    tail. A step before point t is a change when the share over the fore window's boots differs
+    from the back window's by Fisher's exact test at ``rule.alpha * SHARE_ALPHA_FACTOR`` (windows
+    SHARE_WINDOWS times the rule's). Candidates are where the two-proportion z-test passes a loose
+    screen; a run of them is one change, placed where two shares fit best (binomial likelihood),
+    plausible within 2 of that. ``shift``: share after minus before, ``shift_ci`` its Wald
+    interval, ``jitter`` the standard deviation of one point's share at the share before (binomial),
+    ``before_median`` the share before. Raises StatsError for hits outside 0..counts."""
+    from scipy import stats as sps
+
+    rule = rule or WatchRule()
+    back_points, fore_points = SHARE_WINDOWS[0] * rule.back_points, SHARE_WINDOWS[1] * rule.fore_points
+    hits = np.asarray(hits, dtype=np.int64)
+    counts = np.asarray(counts, dtype=np.int64)
+    if hits.shape != counts.shape or np.any(hits < 0) or np.any(hits > counts) or np.any(counts < 1):
+        raise StatsError("a share series needs 0 <= hits <= counts and counts >= 1 per point")
+    size = int(counts.size)
+    whole = jitter(hits / counts) if size else None
+    if size < rule.min_points:
+        return SeriesVerdict((), whole, False, size)
+    hit_sums = np.concatenate([[0], np.cumsum(hits)])
+    count_sums = np.concatenate([[0], np.cumsum(counts)])
+    t = np.arange(size)
+    low, high = np.maximum(0, t - back_points), np.minimum(size, t + fore_points)
+    back_hits, back_n = hit_sums[t] - hit_sums[low], count_sums[t] - count_sums[low]
+    fore_hits, fore_n = hit_sums[high] - hit_sums[t], count_sums[high] - count_sums[t]
+    enough = (t >= rule.min_back_points) & (size - t >= rule.min_fore_points)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pooled = (back_hits + fore_hits) / (back_n + fore_n)
+        spread = np.sqrt(pooled * (1 - pooled) * (1 / back_n + 1 / fore_n))
+        z = np.where(spread > 0, (fore_hits / fore_n - back_hits / back_n) / spread, 0.0)
+    z = np.where(enough, z, 0.0)
+    alpha = rule.alpha * SHARE_ALPHA_FACTOR
+    screen = abs(float(sps.norm.isf(_SCREEN_FACTOR * alpha / 2))) if _SCREEN_FACTOR * alpha < 1 else 0.0
+    changes: list[SeriesChange] = []
+    floor = 0
+    for start, stop in _runs(np.abs(z) >= screen, rule.min_fore_points):
+        start = max(start, floor + rule.min_back_points)
+        if start >= stop:
+            continue
+        # Placed where two shares fit the local stretch best (binomial log-likelihood); plausible:
+        # within 2 of that (a likelihood-ratio interval of about 95 %).
+        region = (max(floor, start - back_points), min(size, stop - 1 + fore_points))
+        fit = _share_fit(hit_sums, count_sums, region, np.arange(start, stop))
+        best = start + int(np.argmax(fit))
+        near = np.flatnonzero(fit >= fit.max() - 2.0) + start
+        table = np.array(
+            [
+                [fore_hits[best], fore_n[best] - fore_hits[best]],
+                [back_hits[best], back_n[best] - back_hits[best]],
+            ]
+        )
+        p = float(sps.fisher_exact(table).pvalue)
+        if p > alpha:
+            continue
+        before = back_hits[best] / back_n[best]
+        after = fore_hits[best] / fore_n[best]
+        shift = float(after - before)
+        z_ci = float(sps.norm.isf(alpha / 2))
+        wald = np.sqrt(before * (1 - before) / back_n[best] + after * (1 - after) / fore_n[best])
+        per_point = float(np.sqrt(max(before * (1 - before), 1e-12) / np.mean(counts[low[best] : best])))
+        changes.append(
+            SeriesChange(
+                position=best,
+                first_position=int(near.min()),
+                last_position=int(near.max()),
+                shift=shift,
+                shift_ci=(shift - z_ci * float(wald), shift + z_ci * float(wald)),
+                p=p,
+                jitter=per_point,
+                jitter_ratio=abs(shift) / per_point,
+                before_median=float(before),
+                n_back=int(best - low[best]),
+                n_fore=int(high[best] - best),
+            )
+        )
+        floor = best
+    return SeriesVerdict(tuple(changes), whole, True, size)
+
+
+def _share_fit(
+    hit_sums: npt.NDArray[np.int64],
+    count_sums: npt.NDArray[np.int64],
+    region: tuple[int, int],
+    cuts: npt.NDArray[np.int64],
+) -> FloatArray:
+    """Binomial log-likelihood of one share on points region[0]..cut-1 and another on cut..region[1]-1."""
+
+    def loglik(hits: FloatArray, total: FloatArray) -> FloatArray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = np.where(total > 0, hits / total, 0.0)
+            inside = (share > 0) & (share < 1)
+            value = hits * np.log(np.where(inside, share, 1.0)) + (total - hits) * np.log(
+                np.where(inside, 1 - share, 1.0)
+            )
+        result: FloatArray = np.where(inside, value, 0.0)
+        return result
+
+    low, high = region
+    left = loglik(
+        (hit_sums[cuts] - hit_sums[low]).astype(float), (count_sums[cuts] - count_sums[low]).astype(float)
+    )
+    right = loglik(
+        (hit_sums[high] - hit_sums[cuts]).astype(float), (count_sums[high] - count_sums[cuts]).astype(float)
+    )
+    result: FloatArray = left + right
+    return result

@@ -13,10 +13,19 @@ from __future__ import annotations
 import itertools
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from bootscope.stats.series_watch import SeriesChange, WatchRule, jitter, watch_series
+from bootscope.stats.modes import shape_tests, tail_hits, two_modes
+from bootscope.stats.series_watch import (
+    FloatArray,
+    SeriesChange,
+    WatchRule,
+    jitter,
+    watch_series,
+    watch_shares,
+)
 from bootscope.store.watch import AlertItem, NewAlert
 from bootscope.store.watch_series import Series
 
@@ -25,6 +34,10 @@ KIND_IMPROVEMENT = "improvement"
 KIND_MISSING = "missing"
 KINDS = (KIND_REGRESSION, KIND_IMPROVEMENT, KIND_MISSING)
 TOTAL = "total"
+# A second series of every series whose points hold two or more boots: per point, the share of its
+# boots above the series' 80th percentile. A step in it is a change of shape (a slow mode grown more
+# frequent) that may leave the median where it was.
+SLOW_SHARE = "slow share"
 MISSING_CADENCES = 3.0
 MIN_CADENCE_POINTS = 4
 
@@ -49,14 +62,39 @@ def _segments(series: Series, confirmed: Sequence[str]) -> list[tuple[int, int]]
     return [(a, b) for a, b in itertools.pairwise(bounds) if b > a]
 
 
-def _item(series: Series, change: SeriesChange, offset: int, rule: WatchRule) -> AlertItem:
+def _boots(series: Series, start: int, stop: int) -> FloatArray:
+    """Every boot's value of points start..stop-1."""
+    ends = np.cumsum(series.counts)
+    first = int(ends[start - 1]) if start > 0 else 0
+    result: FloatArray = series.values[first : int(ends[stop - 1])] if stop > start else np.zeros(0)
+    return result
+
+
+def _shape_detail(series: Series, at: int, change: SeriesChange) -> dict[str, Any]:
+    """The boots on either side of a step: their modes (median and share) and the shape tests."""
+    back = _boots(series, at - change.n_back, at)
+    fore = _boots(series, at, at + change.n_fore)
+    detail: dict[str, Any] = {"boots_back": int(back.size), "boots_fore": int(fore.size)}
+    tests = shape_tests(back, fore)
+    if tests is not None:
+        detail |= {"ks_p": tests.ks_p, "ad_p": tests.ad_p}
+    for side, boots in (("modes_before", back), ("modes_after", fore)):
+        modes = two_modes(boots)
+        if modes is not None:
+            detail[side] = [[mode.median, mode.share] for mode in modes]
+    return detail
+
+
+def _item(
+    series: Series, change: SeriesChange, offset: int, rule: WatchRule, component: str = TOTAL
+) -> AlertItem:
     revisions = series.revisions
     good = revisions[offset + change.first_position - 1] if offset + change.first_position > 0 else None
     return AlertItem(
         series=series.key,
         fingerprint=series.fingerprint,
         metric=series.metric,
-        component=TOTAL,
+        component=component,
         revision=revisions[offset + change.position],
         first_revision=revisions[offset + change.first_position],
         last_revision=revisions[offset + change.last_position],
@@ -67,7 +105,12 @@ def _item(series: Series, change: SeriesChange, offset: int, rule: WatchRule) ->
         jitter=change.jitter,
         jitter_ratio=change.jitter_ratio if np.isfinite(change.jitter_ratio) else None,
         before=change.before_median,
-        detail={"n_back": change.n_back, "n_fore": change.n_fore, "alpha": rule.alpha},
+        detail={
+            "n_back": change.n_back,
+            "n_fore": change.n_fore,
+            "alpha": rule.alpha,
+            **_shape_detail(series, offset + change.position, change),
+        },
     )
 
 
@@ -77,10 +120,19 @@ def judge_series(series: Series, rule: WatchRule, confirmed: Sequence[str] = ())
     medians = series.medians
     items: list[AlertItem] = []
     enough = False
+    shaped = int(series.counts.max(initial=0)) > 1
     for start, stop in _segments(series, confirmed):
         verdict = watch_series(medians[start:stop], rule)
         enough = enough or verdict.enough_history
         items += [_item(series, change, start, rule) for change in verdict.changes]
+        if not shaped:
+            continue
+        # A change of shape is looked for between the level's steps (a step moves the tail too).
+        cuts = [start, *(start + change.position for change in verdict.changes), stop]
+        for low, high in itertools.pairwise(cuts):
+            hits, _ = tail_hits(_boots(series, low, high), series.counts[low:high])
+            tail = watch_shares(hits, series.counts[low:high], rule)
+            items += [_item(series, change, low, rule, SLOW_SHARE) for change in tail.changes]
     whole = jitter(medians[-rule.back_points :])
     return SeriesReport(series.key, series.metric, len(series.revisions), whole, enough, tuple(items))
 
