@@ -8,16 +8,30 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bootscope import metrics
 from bootscope.report.text_cells import clean
-from bootscope.report.text_table import Column, TextTable, drop_to_fit, lay_out, left_out_line, paragraph
+from bootscope.report.text_table import (
+    Column,
+    TextTable,
+    cell_width,
+    drop_to_fit,
+    lay_out,
+    left_out_line,
+    paragraph,
+    without,
+)
 from bootscope.store.watch import Alert, AlertItem
 from bootscope.usecases.watch.alerts import WatchUpdate
+from bootscope.usecases.watch.explain import ExplainedItem
 
-_ALERTS_DROPPABLE = ("updated (UTC)", "series")
+if TYPE_CHECKING:
+    from rich.console import Console
+
+_ALERTS_DROPPABLE = ("updated (UTC)",)
 _ITEMS_DROPPABLE = ("before", "p", "interval")
+EXPLAINED_ROWS = 8  # components shown per explained step
 
 
 def _unit(metric: str) -> str:
@@ -69,22 +83,34 @@ def _moved(alert: Alert) -> str:
 
 
 def alerts_table(alerts: Sequence[Alert]) -> TextTable:
-    """Return the alerts as a table: id, state, kind, revisions, what moved most, series, updated."""
-    headers = ("id", "state", "kind", "revisions", "moved", "series", "updated (UTC)")
-    table = TextTable(
-        tuple(Column(h, right=h in ("id", "series"), fold=h in ("moved", "revisions")) for h in headers)
-    )
+    """Return the alerts as a table: id, state, kind, revisions, what moved most (and on how many
+    series), updated."""
+    headers = ("id", "state", "kind", "revisions", "moved", "updated (UTC)")
+    table = TextTable(tuple(Column(h, right=h == "id", fold=h in ("moved", "revisions")) for h in headers))
     for alert in alerts:
         series = len({item.series for item in alert.items})
+        moved = _moved(alert) + (f", {series} series" if series > 1 else "")
         table.add_row(
-            str(alert.id), alert.state, alert.kind, revisions(alert), _moved(alert), str(series),
+            str(alert.id),
+            alert.state,
+            alert.kind,
+            revisions(alert),
+            moved,
             alert.updated.replace("T", " ")[:16],
-        )  # fmt: skip
+        )
     return table
 
 
 def _fit(table: TextTable, width: int, droppable: Sequence[str]) -> list[str]:
+    """The table's lines within ``width``: the droppable columns left out (in order) while the table
+    would be wider than that, and a line naming them."""
     fitted, dropped = drop_to_fit(table, width, droppable)
+    for header in droppable:
+        natural = max((cell_width(line) for line in lay_out(fitted, 1 << 20)), default=0)
+        if natural <= width or header in dropped or header not in {c.header for c in fitted.columns}:
+            continue
+        fitted = without(fitted, (header,))
+        dropped = (*dropped, header)
     lines = lay_out(fitted, width)
     if dropped:
         lines.append(left_out_line(dropped, width))
@@ -245,4 +271,42 @@ def watch_json(update: WatchUpdate) -> str:
         "rule": update.rule.to_dict(),
         "alerts": [alert_json(a) for a in update.alerts],
     }
+    return json.dumps(document, indent=2) + "\n"
+
+
+def print_explained(explained: Sequence[ExplainedItem], console: Console) -> None:
+    """Print, per step of an alert, the diff of its boots (``alert ID --by``) or why there is none."""
+    from bootscope.report.diff_out import table as diff_table
+
+    for entry in explained:
+        head = f"{clean(entry.item.metric)} {clean(entry.item.component)} at {clean(entry.item.revision, 40)}"
+        head += f" (series {entry.item.series})"
+        if entry.diff is None:
+            console.print(f"{head}: not explained: {entry.why}", markup=False, highlight=False)
+            continue
+        console.print(f"{head}: what moved", markup=False, highlight=False)
+        console.print(diff_table(entry.diff, EXPLAINED_ROWS))
+
+
+def alert_document(alert: Alert, explained: Sequence[ExplainedItem] | None) -> str:
+    """Return one alert as indented JSON text (:func:`alert_json`), with ``explained`` (per step:
+    series, revision, and the diff of its boots or why there is none) when ``--by`` was given."""
+    from bootscope.report.diff_out import diff_dict
+
+    document = alert_json(alert)
+    if explained is not None:
+        document["explained"] = [
+            {
+                "series": entry.item.series,
+                "metric": entry.item.metric,
+                "component": entry.item.component,
+                "revision": entry.item.revision,
+                **(
+                    {"diff": diff_dict(entry.diff, EXPLAINED_ROWS)}
+                    if entry.diff is not None
+                    else {"why": entry.why}
+                ),
+            }
+            for entry in explained
+        ]
     return json.dumps(document, indent=2) + "\n"

@@ -60,14 +60,20 @@ class HistoryResult:
 
 
 def _version_key(package: str, suffix: str) -> tuple[tuple[int, ...], int] | None:
+    # 6.1's packages: linux-image-6.1.0-47-cloud-amd64 (ABI number 47); 6.12's (trixie's, and in
+    # bookworm-backports' style): linux-image-6.12.57+deb12-cloud-amd64 (the stable release is the key).
     match = re.fullmatch(rf"linux-image-(\d+(?:\.\d+)*)-(\d+)-{re.escape(suffix)}", package)
-    if match is None:
-        return None
-    return tuple(int(part) for part in match.group(1).split(".")), int(match.group(2))
+    if match is not None:
+        return tuple(int(part) for part in match.group(1).split(".")), int(match.group(2))
+    match = re.fullmatch(rf"linux-image-(\d+(?:\.\d+)+)\+deb\d+-{re.escape(suffix)}", package)
+    if match is not None:
+        return tuple(int(part) for part in match.group(1).split(".")), 0
+    return None
 
 
 def debian_series(flavour: str) -> list[str]:
-    """Return ``debian:linux-image-X.Y.Z-N-<flavour>`` specs for every such package that the local
+    """Return ``debian:linux-image-X.Y.Z-N-<flavour>`` (6.1's naming) and
+    ``debian:linux-image-X.Y.Z+debN-<flavour>`` (6.12's) specs for every such package that the local
     package index offers, oldest first (by upstream version, then ABI number N).
 
     Reads the local apt cache only (``apt-cache pkgnames``/``show``; run ``apt-get update`` for a

@@ -184,6 +184,18 @@ def recompute_run(
     return _judge(store, merged, rule, time.time() if now_s is None else now_s, touched)
 
 
+def watch_rule(
+    back: int, fore: int, min_back: int, min_fore: int, jitter_ratio: float, alpha: float
+) -> WatchRule:
+    """Return the rule ``bootscope watch`` was given. Raises InputError naming a bad value."""
+    from bootscope.errors import StatsError
+
+    try:
+        return WatchRule(back, fore, min_back, min_fore, jitter_ratio, alpha)
+    except StatsError as error:
+        raise InputError(f"watch: {error}") from None
+
+
 def watch_command(
     db: str, rule: WatchRule | None = None, metrics: Sequence[str] | None = None, run: str | None = None
 ) -> WatchUpdate:

@@ -53,3 +53,38 @@ def store_revision(
             [],
         )
     return record.id
+
+
+def store_planted_revision(
+    store: Store,
+    revision: str,
+    source_lines: Sequence[str],
+    boots: int,
+    seed: int,
+    *,
+    time_s: float,
+    slower_us: Mapping[str, int] | None = None,
+) -> int:
+    """Store one run of ``revision`` whose ``boots`` boots are synthetic boots of a real log
+    (``tests/planted_logs.py``: silences scaled by seeded noise, the initcalls of ``slower_us`` made
+    slower), with their console lines and kernel_init_s as a real run stores them; return its id."""
+    from bootscope.analyze.captured import analyze_captured
+    from bootscope.metrics import KERNEL_INIT_S
+    from bootscope.model import LogLine
+    from tests.planted_logs import planted_boot
+
+    record = store.create_experiment(
+        plan={"workload": "boot"}, seed=seed, accel="tcg", accel_reason="test", host=dict(HOST),
+        variants=[VariantRecord("a", dict(CONFIG))],
+        meta={"revision": revision, "revision_time": str(time_s)},
+    )  # fmt: skip
+    for index in range(boots):
+        text = planted_boot(source_lines, seed * 100 + index, slower_us=slower_us)
+        captured = [LogLine(line) for line in text.splitlines()]
+        value = analyze_captured(captured, host_start_ns=None).breakdown.metrics.kernel_init_s
+        record_boot = BootRecord(
+            variant="a", index=index, warmup=False, outcome=Outcome.OK, kernel_release="6.1.0",
+            metrics={KERNEL_INIT_S: value},
+        )  # fmt: skip
+        store.record_boot(record.id, record_boot, captured)
+    return record.id
