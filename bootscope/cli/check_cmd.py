@@ -51,7 +51,13 @@ def baseline_save(
 
 def check(
     inputs: Annotated[list[str], typer.Argument(help="RUN[:VARIANT], or log files and directories.")],
-    against: Annotated[Path, typer.Option("--against", help="The reference file (baseline save).")],
+    against: Annotated[
+        Path,
+        typer.Option(
+            "--against",
+            help="The reference file (baseline save), or a directory: a run's is picked by fingerprint.",
+        ),
+    ],
     threshold: Threshold = "5%",
     min_shift: Annotated[
         str, typer.Option("--min-shift", help="Smallest shift a component must exceed: 1ms, 0.5ms, ...")

@@ -165,13 +165,27 @@ def _runs(flags: npt.NDArray[np.bool_], bridge: int) -> list[tuple[int, int]]:
     return runs
 
 
+def _masked_medians(rows: FloatArray) -> FloatArray:
+    """Median of each row's non-NaN values (every row holds at least one)."""
+    ordered = np.sort(rows, axis=1)  # NaN sorts last
+    count = np.count_nonzero(~np.isnan(rows), axis=1)
+    index = np.arange(rows.shape[0])
+    result: FloatArray = (ordered[index, (count - 1) // 2] + ordered[index, count // 2]) / 2.0
+    return result
+
+
 def _step_costs(points: FloatArray, low: int, high: int, candidates: range) -> FloatArray:
-    """Return, for each candidate t, the L1 cost of two levels (medians) on points[low:t], [t:high]."""
-    costs = np.empty(len(candidates))
-    for i, t in enumerate(candidates):
-        left, right = points[low:t], points[t:high]
-        costs[i] = np.abs(left - np.median(left)).sum() + np.abs(right - np.median(right)).sum()
-    return costs
+    """Return, for each candidate t, the L1 cost of two levels (medians) on points[low:t], [t:high]
+    (all candidates at once: one row each, the other side's points masked)."""
+    segment = points[low:high]
+    cuts = np.asarray(candidates, dtype=np.int64)[:, None] - low
+    columns = np.arange(segment.size)[None, :]
+    left = np.where(columns < cuts, segment[None, :], np.nan)
+    right = np.where(columns >= cuts, segment[None, :], np.nan)
+    spread_left = np.abs(left - _masked_medians(left)[:, None])
+    spread_right = np.abs(right - _masked_medians(right)[:, None])
+    result: FloatArray = np.nansum(spread_left, axis=1) + np.nansum(spread_right, axis=1)
+    return result
 
 
 # A window pair whose normal-approximation p is above this many alphas is not tested exactly: the

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 _TAG = b"BSW1"
 _HEAD = struct.Struct("<4sI")
 _WRITE_CHUNK = 500
+_READ_CHUNK = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,7 +197,8 @@ def load_series(store: Store, keys: Sequence[str] | None = None) -> Iterator[Ser
     if keys is not None:
         query = query.where(table.c.key.in_(list(keys)))
     with store.reading() as conn:
-        for row in conn.execute(query):
+        # Streamed (PostgreSQL would otherwise fetch every row before the first is judged).
+        for row in conn.execution_options(yield_per=_READ_CHUNK).execute(query):
             revisions = tuple(str(r) for r in row.revisions)
             arrays = unpack_arrays(row.points, len(revisions))
             runs = frozenset(row.runs or ())

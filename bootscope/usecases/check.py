@@ -6,7 +6,7 @@ CI's exit code (0 pass, 1 regression, 125 cannot tell) in the result. The file i
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -144,7 +144,8 @@ def check(
     db: str,
     warn: Callable[[str], None],
 ) -> CheckResult:
-    """Return the verdict on new boots against the reference file ``against``: ``inputs`` is one
+    """Return the verdict on new boots against the reference file ``against`` (or, for a stored run,
+    the file of directory ``against`` whose fingerprint is the run's: ``check_pick.py``): ``inputs`` is one
     stored ``RUN[:VARIANT]`` (in ``db``; a name that is no file), or log files and directories.
     ``threshold`` (5% or 0.05) is the slowdown that counts as a regression, ``min_shift`` (1ms) the
     smallest shift a component must exceed; log files skipped go to ``warn``, one line each. The
@@ -161,14 +162,25 @@ def check(
     floor_s, relative = parse_amount(min_shift, "s", "--min-shift")
     if floor_s is None or relative is not None or floor_s < 0:
         raise InputError("--min-shift must be an amount such as 1ms, not a percentage")
-    reference = load_reference(against)
+    picked: str | None = None
+    if against.is_dir() and not is_stored_run(inputs):
+        raise InputError(f"--against {against} is a directory: its references are picked for a stored run")
     if is_stored_run(inputs):
         from bootscope.store import Store
 
         with Store.open(db, create=False) as store:
+            if against.is_dir():
+                from bootscope.usecases.check_pick import pick_reference
+
+                choice = pick_reference(against, store, inputs[0])
+                against, picked = choice.path, choice.note
             _, boots = run_variant_parts(store, inputs[0], metric)
     else:
         boots, warnings = parts_from_logs([Path(item) for item in inputs], metric, strict=True)
         for line in warnings:
             warn(line)
-    return check_boots(reference, boots, metric=metric, threshold=fraction, alpha=alpha, min_shift_s=floor_s)
+    reference = load_reference(against)
+    result = check_boots(
+        reference, boots, metric=metric, threshold=fraction, alpha=alpha, min_shift_s=floor_s
+    )
+    return result if picked is None else replace(result, notes=(picked, *result.notes))

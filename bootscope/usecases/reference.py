@@ -180,7 +180,13 @@ def run_reference(
     metrics = {metric: store.samples(record.id, metric).get(chosen, []) for metric in EXPORT_METRICS}
     return build_reference(
         source={"run": record.id, "variant": chosen, "boots": len(parts)},
-        machine={"variant": config, "accel": record.accel, "host": dict(record.host)},
+        machine={
+            "variant": config,
+            "accel": record.accel,
+            "host": dict(record.host),
+            "workload": str(record.plan.get("workload", "boot")),
+            "meta": dict(record.meta),
+        },
         metrics=metrics,
         parts=parts,
         threshold=threshold,

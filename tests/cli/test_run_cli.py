@@ -108,6 +108,7 @@ def test_run_two_variants_stores_the_guests_own_times(cloud_kernel: Path, tmp_pa
     result = _bootscope(
         "run", str(cloud_kernel), "-n", "2", "--warmup", "1", "--seed", "17", "--accel", "tcg", "-j", "2",
         "--variant", "a:", "--variant", "b:mem=384,append=bootscope_test=b", "--db", str(db),
+        "--meta", "revision=3f2a91c", "--meta", "board=qemu-q35",
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     words = " ".join(result.stdout.split())  # plain lines wrap at 80 columns, at spaces only
@@ -164,6 +165,15 @@ def test_run_two_variants_stores_the_guests_own_times(cloud_kernel: Path, tmp_pa
     assert [float(r["userspace_s"]) for r in rows] == [b["metrics"]["userspace_s"] for b in boots]
     listing = _bootscope("runs", "--db", str(db), "--format", "json")
     assert json.loads(listing.stdout)[0]["ok"] == 6
+
+    # The run's labels: its point in the watched series of each variant (one fingerprint each).
+    with Store.open(db) as store:
+        assert store.experiment(1).meta == {"revision": "3f2a91c", "board": "qemu-q35"}
+    watched = json.loads(_bootscope("watch", "--run", "latest", "--db", str(db), "--format", "json").stdout)
+    series = watched["series"]
+    assert len(series) == 2 * 4  # two variants x kernel_init_s, userspace_s, host_wall_s, host_kernel_start_s
+    assert all(s["points"] == 1 and not s["enough_history"] for s in series)
+    assert watched["opened"] == [] and watched["alerts"] == []
 
 
 @pytest.mark.boot

@@ -4,6 +4,9 @@ history in bench/watch_history.py)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -133,3 +136,59 @@ def test_an_alert_explained_names_the_initcall_that_moved(
     moved = [c["name"] for c in entry["diff"]["components"] if c["moved"]]
     assert moved == ["init_kprobe_trace"], entry["diff"]
     assert entry["diff"]["total"]["verdict"] == "slower"
+
+
+def _git(repo: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+def test_bisect_run_alert_starts_git_bisect_on_the_alerts_range(tmp_path: Path) -> None:
+    repo = tmp_path / "linux"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "base")
+    shas = []
+    for i in range(44):
+        _git(
+            repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", f"c{i}"
+        )
+        shas.append(_git(repo, "rev-parse", "HEAD"))
+    db = str(tmp_path / "watch.db")
+    rng = np.random.default_rng(2)
+    with Store.open(db) as store:
+        for i, sha in enumerate(shas):
+            level = 2.0 if i < 30 else 2.03
+            store_revision(store, sha, list(level + rng.normal(0, 0.004, 3)), time_s=T0_S + HOUR_S * i)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    watched = subprocess.run(
+        [sys.executable, "-m", "bootscope", "watch", "--db", db],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert watched.returncode == 0, watched.stderr
+    # Every step's build fails, so git skips every commit it is offered: no boot is needed here.
+    started = subprocess.run(
+        [sys.executable, "-m", "bootscope", "bisect-run", "--alert", "1", "--build", "exit 1", "--db", db],
+        cwd=repo, capture_output=True, text=True, env=env, check=False, timeout=300,
+    )  # fmt: skip
+    assert "git bisect run" in started.stderr and "--reference" in started.stderr, started.stderr
+    log = _git(repo, "bisect", "log")
+    # `git bisect start BAD GOOD` is logged as "# bad: [SHA] c..." and "# good: [SHA] c..." first.
+    good = next(line for line in log.splitlines() if line.startswith("# good: ["))
+    bad = next(line for line in log.splitlines() if line.startswith("# bad: ["))
+    bad_index = shas.index(bad.split("[")[1].split("]")[0])
+    good_index = shas.index(good.split("[")[1].split("]")[0])
+    assert good_index < 30 <= bad_index  # the planted step (first slow commit: index 30) lies in the range
+    assert "--threshold 0.007" in started.stderr  # half the step's 1.5 %
+
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    _git(outside, "init", "-q")
+    refused = subprocess.run(
+        [sys.executable, "-m", "bootscope", "bisect-run", "--alert", "1", "--db", db],
+        cwd=outside, capture_output=True, text=True, env=env, check=False,
+    )  # fmt: skip
+    assert refused.returncode == 2 and "is not a commit here" in refused.stderr, refused.stderr

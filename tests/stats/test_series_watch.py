@@ -120,3 +120,22 @@ def test_every_change_is_gated_and_inside_its_range(points: list[float]) -> None
         assert change.first_position <= change.position <= change.last_position
         assert change.p <= rule.alpha and change.jitter_ratio >= rule.min_jitter_ratio
         assert change.n_back >= rule.min_back_points and change.n_fore >= rule.min_fore_points
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(0.0, 5.0, allow_nan=False), min_size=4, max_size=60), st.data())
+def test_step_costs_match_a_plain_loop(points: list[float], data: st.DataObject) -> None:
+    from bootscope.stats.series_watch import _step_costs
+
+    low = data.draw(st.integers(0, len(points) - 3))
+    high = data.draw(st.integers(low + 3, len(points)))
+    candidates = range(low + 1, high - 1)
+    values = np.array(points)
+    want = [
+        float(
+            np.abs(values[low:t] - np.median(values[low:t])).sum()
+            + np.abs(values[t:high] - np.median(values[t:high])).sum()
+        )
+        for t in candidates
+    ]
+    assert _step_costs(values, low, high, candidates).tolist() == pytest.approx(want, rel=1e-9, abs=1e-12)

@@ -111,6 +111,9 @@ def test_schema_2_database_gets_the_fleet_tables(tmp_path: Path) -> None:
         conn.execute("DROP TABLE fleet_boots")
         conn.execute("DROP TABLE fleet_files")
         conn.execute("ALTER TABLE boots DROP COLUMN placement")  # schema 3's too
+        conn.execute("ALTER TABLE experiments DROP COLUMN meta")  # and schema 4's
+        for table in ("watch_events", "watch_items", "watch_alerts", "watch_series"):
+            conn.execute(f"DROP TABLE {table}")
         conn.execute("UPDATE bootscope_meta SET value = '2' WHERE key = 'schema'")
     with Store.open(db) as store:
         assert store.experiment(1).seed == 1
@@ -118,7 +121,8 @@ def test_schema_2_database_gets_the_fleet_tables(tmp_path: Path) -> None:
         assert report.boots == 1
     engine = sa.create_engine(f"sqlite:///{db}")
     with engine.connect() as conn:
-        assert conn.execute(sa.text("SELECT value FROM bootscope_meta")).scalar() == "3"
+        assert conn.execute(sa.text("SELECT value FROM bootscope_meta")).scalar() == "4"
+        assert conn.execute(sa.text("SELECT count(*) FROM watch_series")).scalar() == 0
     engine.dispose()
 
 

@@ -79,6 +79,7 @@ def test_schema_1_database_opens_and_is_upgraded(tmp_path: Path) -> None:
         for column in ("owner_pid", "owner_host", "owner_started"):
             conn.execute(f"ALTER TABLE experiments DROP COLUMN {column}")
         conn.execute("ALTER TABLE boots DROP COLUMN placement")  # schema 3's
+        conn.execute("ALTER TABLE experiments DROP COLUMN meta")  # schema 4's
         conn.execute("UPDATE bootscope_meta SET value = '1' WHERE key = 'schema'")
     with Store.open(db) as store:
         old = store.experiment(1)
@@ -87,5 +88,5 @@ def test_schema_1_database_opens_and_is_upgraded(tmp_path: Path) -> None:
         assert store.experiment(1).owner == current_owner()
     engine = sa.create_engine(f"sqlite:///{db}")
     with engine.connect() as conn:
-        assert conn.execute(sa.text("SELECT value FROM bootscope_meta")).scalar() == "3"
+        assert conn.execute(sa.text("SELECT value FROM bootscope_meta")).scalar() == "4"
     engine.dispose()

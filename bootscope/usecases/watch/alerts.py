@@ -9,22 +9,22 @@ record). A confirmed alert restarts the baseline of every series it names (``det
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from bootscope.errors import InputError
 from bootscope.stats.series_watch import WatchRule
 from bootscope.store import Store
-from bootscope.store.watch import STATES, Alert, NewAlert, add_event, load_alerts, save_alerts
+from bootscope.store.watch import STATES, Alert, AlertItem, NewAlert, add_event, load_alerts, save_alerts
 from bootscope.store.watch_series import Series, load_series, put_series, replace_all_series
 from bootscope.usecases.watch.detect import (
     KIND_MISSING,
+    RevisionOrder,
     SeriesReport,
     group_items,
     judge_series,
     kind_of,
     missing_item,
-    revision_order,
 )
 from bootscope.usecases.watch.series import collect_series, merge_series, run_series
 
@@ -59,26 +59,34 @@ def _confirmed(stored: Sequence[Alert]) -> dict[str, list[str]]:
     return cuts
 
 
-def _match(new: NewAlert, stored: Sequence[Alert], order: dict[str, float]) -> int | None:
+StoredSteps = dict[tuple[str, str, str], list[tuple[int, AlertItem]]]
+
+
+def _index(stored: Sequence[Alert]) -> StoredSteps:
+    """(kind, series, component) -> [(alert id, item)] of the stored alerts, oldest alert first."""
+    steps: StoredSteps = {}
+    for alert in stored:
+        for item in alert.items:
+            steps.setdefault((alert.kind, item.series, item.component), []).append((alert.id, item))
+    return steps
+
+
+def _match(new: NewAlert, steps: StoredSteps, order: dict[str, float]) -> int | None:
     """Return the id of the oldest stored alert holding one of ``new``'s steps (same series, kind,
     overlapping revision range; for missing data: the same series and last revision), else None."""
-    for alert in stored:
-        if alert.kind != new.kind:
-            continue
-        for old in alert.items:
-            for item in new.items:
-                if old.series != item.series or old.component != item.component:
-                    continue
-                if new.kind == KIND_MISSING:
-                    if old.revision == item.revision:
-                        return alert.id
-                    continue
-                low, high = order.get(old.first_revision), order.get(old.last_revision)
-                if low is None or high is None:
-                    continue
-                if order[item.first_revision] <= high and low <= order[item.last_revision]:
-                    return alert.id
-    return None
+    found: list[int] = []
+    for item in new.items:
+        for alert_id, old in steps.get((new.kind, item.series, item.component), ()):
+            if new.kind == KIND_MISSING:
+                if old.revision == item.revision:
+                    found.append(alert_id)
+                continue
+            low, high = order.get(old.first_revision), order.get(old.last_revision)
+            if low is None or high is None:
+                continue
+            if order[item.first_revision] <= high and low <= order[item.last_revision]:
+                found.append(alert_id)
+    return min(found) if found else None
 
 
 def _same(a: Alert, b: NewAlert) -> bool:
@@ -107,30 +115,44 @@ def _merged(old: Alert, group: NewAlert, touched: set[str], order: dict[str, flo
     return NewAlert(group.kind, first, last, good, group.rule, items)
 
 
+def _names(items: Iterable[AlertItem]) -> set[str]:
+    return {r for i in items for r in (i.revision, i.first_revision, i.last_revision, i.good_revision) if r}
+
+
 def _judge(
     store: Store,
-    series: Sequence[Series],
+    series: Iterable[Series],
     rule: WatchRule,
     now_s: float,
     touched: set[str] | None,
 ) -> WatchUpdate:
-    """Judge ``series``, store new alerts and update those found again; ``touched``: the keys of
-    the series a one-run update judged (the other series' steps in a matched alert are kept)."""
+    """Judge ``series`` (one at a time: a stream of stored series is never all in memory), store new
+    alerts and update those found again; ``touched``: the keys of the series a one-run update judged
+    (the other series' steps in a matched alert are kept)."""
     stored = load_alerts(store)
     cuts = _confirmed(stored)
-    reports = [judge_series(s, rule, cuts.get(s.key, ())) for s in series]
-    items = [item for report in reports for item in report.items]
-    items += [item for s in series if (item := missing_item(s, now_s)) is not None]
-    named = {r for i in items for r in (i.revision, i.first_revision, i.last_revision, i.good_revision) if r}
-    named |= {
-        r for a in stored for i in a.items for r in (i.first_revision, i.last_revision, i.good_revision) if r
-    }
-    order = revision_order(series, named)
+    # A stored step is matched only within its own series: its revisions are looked up there only.
+    stored_names: dict[str, set[str]] = {}
+    for kept in stored:
+        for item in kept.items:
+            stored_names.setdefault(item.series, set()).update(_names([item]))
+    ordering = RevisionOrder()
+    reports: list[SeriesReport] = []
+    items: list[AlertItem] = []
+    for one in series:
+        report = judge_series(one, rule, cuts.get(one.key, ()))
+        missing = missing_item(one, now_s)
+        own = [*report.items, *([missing] if missing is not None else [])]
+        ordering.add(one, stored_names.get(one.key, set()), _names(own))
+        reports.append(report)
+        items += own
+    order = ordering.places()
     fresh: list[NewAlert] = []
     replace: dict[int, NewAlert] = {}
     by_id = {alert.id: alert for alert in stored}
+    steps = _index(stored)
     for alert in group_items(items, order, rule):
-        match = _match(alert, stored, order)
+        match = _match(alert, steps, order)
         if match is None:
             fresh.append(alert)
             continue
@@ -156,16 +178,17 @@ def recompute(
     (no boot is read). ``now_s`` (Unix seconds, default: now) is the watchdog's clock. Raises
     StoreError, StatsError for a bad rule."""
     rule = rule or WatchRule()
+    now_s = time.time() if now_s is None else now_s
     if not rebuild:
         wanted = set(metrics) if metrics is not None else None
-        series = [s for s in load_series(store) if wanted is None or s.metric in wanted]
+        stream = (s for s in load_series(store) if wanted is None or s.metric in wanted)
+        return _judge(store, stream, rule, now_s, None)
+    series = collect_series(store, metrics)
+    if metrics is None:
+        replace_all_series(store, series)
     else:
-        series = collect_series(store, metrics)
-        if metrics is None:
-            replace_all_series(store, series)
-        else:
-            put_series(store, series)
-    return _judge(store, series, rule, time.time() if now_s is None else now_s, None)
+        put_series(store, series)
+    return _judge(store, series, rule, now_s, None)
 
 
 def recompute_run(

@@ -169,21 +169,47 @@ def kind_of(item: AlertItem) -> str:
     return KIND_REGRESSION if item.shift > 0 else KIND_IMPROVEMENT
 
 
-def revision_order(all_series: Sequence[Series], wanted: Collection[str]) -> dict[str, float]:
-    """Return revision -> its place in one order across every series, for the ``wanted`` revisions
-    that some series holds: the earliest revision time seen, then the order revisions were first
-    stored (undated revisions after dated ones)."""
-    first: dict[str, tuple[bool, float, int]] = {}
-    wanted = set(wanted)
-    for series in all_series:
-        for i in [i for i, revision in enumerate(series.revisions) if revision in wanted]:
+class RevisionOrder:
+    """One order of revisions across every series, built one series at a time (a full recomputation
+    streams its series): the earliest revision time seen, then the order revisions were first stored
+    (undated revisions after dated ones). Only the revisions asked for are kept."""
+
+    def __init__(self) -> None:
+        self._first: dict[str, tuple[bool, float, int]] = {}
+
+    def add(self, series: Series, *wanted: Collection[str]) -> None:
+        """Note where ``series`` holds any revision of the ``wanted`` collections."""
+        found: set[str] = set()
+        for group in wanted:
+            found |= (
+                set(group).intersection(series.revisions)
+                if not isinstance(group, set)
+                else group.intersection(series.revisions)
+            )
+        if not found:
+            return
+        for i, revision in enumerate(series.revisions):
+            if revision not in found:
+                continue
             time_s = float(series.times_s[i])
             key = (bool(np.isnan(time_s)), 0.0 if np.isnan(time_s) else time_s, int(series.first_seen[i]))
-            revision = series.revisions[i]
-            if revision not in first or key < first[revision]:
-                first[revision] = key
-    ordered = sorted(first, key=lambda revision: first[revision])
-    return {revision: float(place) for place, revision in enumerate(ordered)}
+            if revision not in self._first or key < self._first[revision]:
+                self._first[revision] = key
+
+    def places(self) -> dict[str, float]:
+        """Return revision -> its place in the order."""
+        ordered = sorted(self._first, key=lambda revision: self._first[revision])
+        return {revision: float(place) for place, revision in enumerate(ordered)}
+
+
+def revision_order(all_series: Sequence[Series], wanted: Collection[str]) -> dict[str, float]:
+    """Return revision -> its place in one order across every series (:class:`RevisionOrder`), for
+    the ``wanted`` revisions that some series holds."""
+    order = RevisionOrder()
+    wanted = set(wanted)
+    for series in all_series:
+        order.add(series, wanted)
+    return order.places()
 
 
 def group_items(items: Sequence[AlertItem], order: Mapping[str, float], rule: WatchRule) -> list[NewAlert]:

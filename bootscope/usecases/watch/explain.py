@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from bootscope.errors import InputError
 from bootscope.stats.attribution import DiffResult
 from bootscope.store import Store
-from bootscope.store.watch import Alert, AlertItem
+from bootscope.store.watch import Alert, AlertItem, load_alerts
 from bootscope.store.watch_series import load_series
 from bootscope.usecases.diff import BootParts, check_kinds, diff_parts, parts_from_run
 from bootscope.usecases.watch.labels import REVISION
@@ -32,11 +32,18 @@ class ExplainedItem:
     why: str = ""
 
 
-def _windows(item: AlertItem, revisions: Sequence[str]) -> tuple[set[str], set[str]]:
+def _windows(item: AlertItem, revisions: Sequence[str], steps: set[str]) -> tuple[set[str], set[str]]:
+    """The step's back and fore windows, each cut at the series' other steps (``steps``: their
+    first revisions): a diff of one step only."""
     at = revisions.index(item.revision)
     back = int(item.detail.get("n_back", 0) or 0)
     fore = int(item.detail.get("n_fore", 0) or 0)
-    return set(revisions[max(0, at - back) : at]), set(revisions[at : at + fore])
+    low, high = max(0, at - back), min(len(revisions), at + fore)
+    for i, revision in enumerate(revisions):
+        if revision in steps and i != at:
+            low = max(low, i) if i < at else low
+            high = min(high, i) if i > at else high
+    return set(revisions[low:at]), set(revisions[at:high])
 
 
 def _sides(
@@ -46,7 +53,13 @@ def _sides(
     series = next(iter(load_series(store, [item.series])), None)
     if series is None:
         return [], [], "its series is no longer stored (run `bootscope watch`)"
-    before, after = _windows(item, series.revisions)
+    steps = {
+        other.revision
+        for alert in load_alerts(store)
+        for other in alert.items
+        if other.series == item.series and other.shift is not None and other.component == item.component
+    }
+    before, after = _windows(item, series.revisions, steps)
     a: list[BootParts] = []
     b: list[BootParts] = []
     for run in sorted(series.runs):

@@ -38,25 +38,32 @@ def _text(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
-def run_fingerprint(value: RunBootValue) -> dict[str, str]:
-    """Return the fingerprint of a stored run's boot (see the module docstring): field -> text."""
-    host = value.host
+def fingerprint_of(
+    host: Mapping[str, Any], accel: str, workload: str, config: Mapping[str, Any], meta: Mapping[str, str]
+) -> dict[str, str]:
+    """Return the fingerprint of a stored run's variant (see the module docstring): field -> text,
+    from the run's ``host`` document, accelerator, workload, the variant's options and the run's labels."""
     fields = {
         "source": "run",
         "machine": _text(host.get("hostname")),
         "cpu_model": _text(host.get("cpu_model")),
         "cores": _text(host.get("cores")),
         "qemu": _text(host.get("qemu_version")),
-        "accel": value.accel,
-        "workload": value.workload,
+        "accel": accel,
+        "workload": workload,
         "bootscope": _text(host.get("bootscope_version")),
     }
-    for key in sorted(value.config):
+    for key in sorted(config):
         if key not in _NOT_FINGERPRINT:
-            fields[f"option.{key}"] = _text(value.config[key])
-    for key, label in sorted(fingerprint_labels(value.meta).items()):
+            fields[f"option.{key}"] = _text(config[key])
+    for key, label in sorted(fingerprint_labels(meta).items()):
         fields[f"meta.{key}"] = label
     return fields
+
+
+def run_fingerprint(value: RunBootValue) -> dict[str, str]:
+    """Return the fingerprint of a stored run's boot (:func:`fingerprint_of`)."""
+    return fingerprint_of(value.host, value.accel, value.workload, value.config, value.meta)
 
 
 def fleet_fingerprint(meta: Mapping[str, str]) -> dict[str, str]:
