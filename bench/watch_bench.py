@@ -130,7 +130,7 @@ def main() -> None:
     if not args.no_record:
         table = "\n".join(f"| {what} | {result} |" for what, result in rows)
         write_section(
-            "watch at scale",
+            "watch at scale (issue 27, `bench/watch_bench.py`)",
             "## watch at scale (issue 27, `bench/watch_bench.py`)\n\n"
             f"Command: `nice -n 10 .venv/bin/python -m bench.watch_bench --series {args.series} --points"
             f" {args.points}`, {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC, this 2-core machine."

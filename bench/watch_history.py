@@ -109,7 +109,7 @@ def main() -> None:
     stamp = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
     if not args.no_record:
         write_section(
-            "watch: a real history",
+            "watch: a real history (issue 27, `bench/watch_history.py`)",
             "## watch: a real history (issue 27, `bench/watch_history.py`)\n\n"
             f"Command: `nice -n 10 .venv/bin/python -m bench.watch_history --flavour {args.flavour} --boots"
             f" {args.boots} --plant {args.plant} --option {args.option}`, {stamp}"

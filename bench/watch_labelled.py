@@ -265,7 +265,7 @@ def main() -> None:
     stamp = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
     if not args.no_record:
         write_section(
-            "watch: a labelled benchmark",
+            "watch: a labelled benchmark (issue 27, `bench/watch_labelled.py`)",
             "## watch: a labelled benchmark (issue 27, `bench/watch_labelled.py`)\n\n"
             f"Command: `nice -n 10 .venv/bin/python -m bench.watch_labelled --series {args.series} --points"
             f" {args.points} --boots {args.boots} --seed {args.seed}`, {stamp} UTC."
