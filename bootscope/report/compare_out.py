@@ -21,7 +21,13 @@ from rich.text import Text
 from bootscope.analyze.like_for_like import not_like_for_like
 from bootscope.model import Comparison, LikeForLike, SideSummary, TestResult
 
-TEST_TITLES = {"mann_whitney": "Mann-Whitney U", "sign": "sign test", "welch": "Welch t"}
+TEST_TITLES = {
+    "mann_whitney": "Mann-Whitney U",
+    "sign": "sign test",
+    "welch": "Welch t",
+    "kolmogorov_smirnov": "Kolmogorov-Smirnov (shape)",
+    "anderson_darling": "Anderson-Darling (shape)",
+}
 SAME = "no significant difference"
 CANNOT_TELL = "cannot tell"
 Guards = Sequence[LikeForLike | None]

@@ -181,6 +181,12 @@ def diff_dict(result: DiffResult, top: int | None = None) -> dict[str, Any]:
             "verdict": t.verdict,
             "alpha": t.alpha,
             "cannot_tell": cannot_tell_reason(result),
+            "shape": {
+                test.name: test.p
+                for test in t.tests
+                if test.name in ("kolmogorov_smirnov", "anderson_darling")
+            },
+            "modes": [note for note in t.notes if ": two modes, " in note],
         },
         "like_for_like": {
             "ok": guard is None or guard.ok,
@@ -238,6 +244,18 @@ def total_sentence(result: DiffResult) -> str:
     )
 
 
+def shape_line(result: DiffResult) -> str | None:
+    """Return the total's shape tests and modes as one line (None when there are none): a change that
+    only makes a slow mode more frequent moves these, not the shift."""
+    t = result.attribution.total
+    tests = [test for test in t.tests if test.name in ("kolmogorov_smirnov", "anderson_darling")]
+    modes = [note for note in t.notes if ": two modes, " in note]
+    if not tests and not modes:
+        return None
+    parts = [f"{'KS' if test.name == 'kolmogorov_smirnov' else 'AD'} p = {num(test.p, 3)}" for test in tests]
+    return "shape of the total: " + "; ".join(parts + modes)
+
+
 def decomposition_lines(result: DiffResult) -> list[str]:
     """Return one sentence per kind: how many of its components moved and what their shifts sum to
     (s); kinds overlap, so each is its own decomposition. The one unexplained figure is
@@ -287,6 +305,9 @@ def table(result: DiffResult, top: int) -> RenderableType:
             _bar(item.share(basis)),
         )
     lines: list[RenderableType] = [Text(total_sentence(result), style="bold")]
+    shape = shape_line(result)
+    if shape is not None:
+        lines.append(Text(shape))
     lines += [Text(line) for line in summary_lines(result)]
     lines += [grid, *(Text(line) for line in decomposition_lines(result))]
     if len(a.components) > top:

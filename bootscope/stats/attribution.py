@@ -266,7 +266,7 @@ def attribute(
         total_b,
         metric,
         "s",
-        Options(alpha=alpha, bootstrap_resamples=0, power=False),
+        Options(alpha=alpha, bootstrap_resamples=0, power=False, shape=True),
         name_a,
         name_b,
     )

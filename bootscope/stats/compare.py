@@ -55,6 +55,7 @@ class Options:
     power: bool | None = None  # None: only when needed (no difference found, or n < 24 a side)
     bootstrap_resamples: int = 4000  # 0: no bootstrap interval (simulations that only need verdicts)
     power_replicates: int = 1000
+    shape: bool = False  # also Kolmogorov-Smirnov, Anderson-Darling and each side's two modes
 
 
 def _check_options(options: Options) -> None:
@@ -64,6 +65,43 @@ def _check_options(options: Options) -> None:
         raise StatsError(f"unknown alternative {options.alternative!r}; use {', '.join(ALTERNATIVES)}")
     if options.method not in METHODS:
         raise StatsError(f"unknown method {options.method!r}; use {' or '.join(METHODS)}")
+
+
+SHAPE_MAX_N = 100_000  # boots per side above which the shape tests are left out (a note says so)
+
+
+def shape_of(
+    a: FloatArray, b: FloatArray, name_a: str, name_b: str, unit: str = ""
+) -> tuple[tuple[TestResult, ...], list[str]]:
+    """Return the two-sided tests of "a and b have one distribution" whatever its shape
+    (Kolmogorov-Smirnov; k-sample Anderson-Darling, whose p scipy interpolates and clips to
+    0.001..0.25) and a note per side that holds two modes (each mode's median and share): a change
+    that only makes a slow mode more frequent moves these, not the shift."""
+    from bootscope.stats.modes import shape_tests, two_modes
+
+    notes: list[str] = []
+    if max(a.size, b.size) > SHAPE_MAX_N:
+        return (), [f"shape tests left out above {SHAPE_MAX_N} values a side"]
+    for name, values in ((name_a, a), (name_b, b)):
+        modes = two_modes(values)
+        if modes is not None:
+            fast, slow = modes
+            space = " " if unit else ""
+            shown = (
+                f"{fast.median:.4g}{space}{unit} ({fast.share:.0%}) and {slow.median:.4g}{space}{unit}"
+                f" ({slow.share:.0%})"
+            )
+            notes.append(f"{name}: two modes, {shown}")
+    found = shape_tests(a, b)
+    if found is None:
+        return (), notes
+    ad_note = "p clipped to 0.001..0.25 by scipy's table" if found.ad_p in (0.001, 0.25) else ""
+    return (
+        TestResult("kolmogorov_smirnov", found.ks_p, "two-sided", "scipy ks_2samp", found.ks_statistic),
+        TestResult(
+            "anderson_darling", found.ad_p, "two-sided", "k-sample, scipy", found.ad_statistic, ad_note
+        ),
+    ), notes
 
 
 def welch(a: FloatArray, b: FloatArray, alternative: str) -> TestResult:
@@ -179,7 +217,11 @@ def compare(
         primary = sign_test(x, y, options.margin, options.alternative)
     else:
         primary = mann_whitney(x, y, options.alternative)
-    tests = (primary, welch(x, y, options.alternative))
+    tests: tuple[TestResult, ...] = (primary, welch(x, y, options.alternative))
+    if options.shape:
+        shape_results, shape_notes = shape_of(x, y, name_a, name_b, unit)
+        tests += shape_results
+        notes += shape_notes
     pooled = np.concatenate([x, y])
     degenerate = bool(np.all(pooled == pooled[0]))
     if degenerate:

@@ -7,8 +7,14 @@ whole distribution (Kolmogorov-Smirnov, Anderson-Darling) and the slow mode's sh
 
 **Two modes** are the best split of the sorted values into a fast and a slow group by the L1 cost
 around each group's median (one-dimensional 2-medians, exact: every split point is tried), kept only
-when both groups hold at least ``MIN_MODE_SHARE`` of the values and their medians are at least
-``MIN_SEPARATION`` times the groups' pooled median absolute deviation apart.
+when both groups hold at least ``MIN_MODE_SHARE`` of at least ``MIN_MODE_VALUES`` values and the split
+leaves at most ``MAX_SPLIT_COST`` of the L1 cost around the single median (``MAX_SPLIT_COST_LARGE``
+from ``LARGE_N`` values on). Any sample splits into two groups; what a unimodal one cannot do is lose
+most of its spread by it: simulated normal, lognormal, t(3), exponential and uniform samples of 30
+values keep more than 0.32 of it in 99 % of draws, of 120 to 1,000 values more than 0.41; a mixture
+of two modes 4 standard deviations apart keeps 0.46, and two modes as far apart as Firecracker's (99
+and 117 ms, 2 ms wide) keep 0.24 at 70/30 and 0.33 at 80/20. So a report of two modes is one of
+clearly separated modes; closer modes are not claimed.
 """
 
 from __future__ import annotations
@@ -26,8 +32,10 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 MIN_MODE_SHARE = 0.1
-MIN_SEPARATION = 4.0
-MIN_MODE_VALUES = 10
+MAX_SPLIT_COST = 0.3
+MAX_SPLIT_COST_LARGE = 0.38
+LARGE_N = 100
+MIN_MODE_VALUES = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,13 +74,13 @@ def two_modes(values: Sequence[float] | FloatArray) -> tuple[Mode, Mode] | None:
     prefix = np.concatenate([[0.0], np.cumsum(ordered)])
     left = _segment_costs(ordered, prefix, np.zeros_like(splits), splits)
     right = _segment_costs(ordered, prefix, splits, np.full_like(splits, n))
-    best = int(splits[int(np.argmin(left + right))])
-    fast, slow = ordered[:best], ordered[best:]
-    deviations = np.concatenate([np.abs(fast - np.median(fast)), np.abs(slow - np.median(slow))])
-    spread = float(np.median(deviations))
-    gap = float(np.median(slow) - np.median(fast))
-    if gap <= 0 or (spread > 0 and gap < MIN_SEPARATION * spread):
+    costs = left + right
+    best = int(splits[int(np.argmin(costs))])
+    single = float(np.abs(ordered - np.median(ordered)).sum())
+    limit = MAX_SPLIT_COST_LARGE if n >= LARGE_N else MAX_SPLIT_COST
+    if single <= 0 or float(costs.min()) > limit * single:
         return None
+    fast, slow = ordered[:best], ordered[best:]
     return Mode(float(np.median(fast)), fast.size / n), Mode(float(np.median(slow)), slow.size / n)
 
 

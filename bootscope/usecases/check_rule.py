@@ -217,6 +217,28 @@ def _widened_note(found: Reach) -> str:
     )
 
 
+def _shape_notes(reference: Sequence[float], new: Sequence[float], alpha: float) -> list[str]:
+    """A note when the new boots' distribution differs from the reference's by Kolmogorov-Smirnov at
+    ``alpha`` (a change of shape, e.g. a slow mode grown more frequent, that the shift test does not
+    judge), and one per side that holds two clear modes; never a change of the exit code."""
+    from bootscope.stats.compare import shape_of
+
+    tests, modes = shape_of(
+        np.asarray(reference, dtype=float), np.asarray(new, dtype=float), "reference", "new", "s"
+    )
+    ks = next((t for t in tests if t.name == "kolmogorov_smirnov"), None)
+    notes = [f"{line} (shape)" for line in modes]
+    if ks is not None and ks.p is not None and ks.p < alpha:
+        ad = next((t.p for t in tests if t.name == "anderson_darling"), None)
+        shown_ad = "-" if ad is None else f"{ad:.3g}"
+        notes.insert(
+            0,
+            f"the shape differs from the reference's: Kolmogorov-Smirnov p = {ks.p:.3g}, Anderson-Darling"
+            f" p = {shown_ad} (not the verdict: the shift decides)",
+        )
+    return notes
+
+
 def check_boots(
     reference: Reference,
     boots: Sequence[BootParts],
@@ -241,6 +263,7 @@ def check_boots(
         total = decide(ref_total, new_total, threshold, alpha, min_margin=found.margin_s)
         if found.margin_s > found.threshold_s:
             notes.append(_widened_note(found))
+        notes += _shape_notes(ref_total, new_total, alpha)
     guard = like_for_like(reference.facts, [b.facts for b in boots if b.facts is not None])
     marked = not_like_for_like(guard, "reference", "new")
     findings, tested, new_components = _component_findings(reference, boots, threshold, alpha, min_shift_s)

@@ -130,7 +130,14 @@ def _options(settings: CompareSettings) -> Options:
         raise InputError("--margin must be an amount such as 100ms, not a percentage")
     seed = BOOTSTRAP_SEED if settings.bootstrap_seed is None else settings.bootstrap_seed
     return Options(
-        settings.alpha, settings.alternative, settings.method, detect_abs, detect_rel, seed, margin_value
+        settings.alpha,
+        settings.alternative,
+        settings.method,
+        detect_abs,
+        detect_rel,
+        seed,
+        margin_value,
+        shape=True,
     )
 
 

@@ -87,3 +87,45 @@ def test_a_grown_slow_share_is_found_and_a_steady_one_is_not() -> None:
     assert steady.changes == () and steady.enough_history
     with pytest.raises(StatsError, match="hits"):
         watch_shares(np.array([3]), np.array([2]))
+
+
+@pytest.mark.parametrize("shape", ["normal", "lognormal", "uniform", "exponential"])
+def test_unimodal_samples_are_not_called_two_modes(shape: str) -> None:
+    rng = np.random.default_rng(11)
+    draw = {
+        "normal": lambda: rng.normal(100.0, 5.0, 200),
+        "lognormal": lambda: rng.lognormal(0.0, 0.3, 200),
+        "uniform": lambda: rng.uniform(90.0, 110.0, 200),
+        "exponential": lambda: 1.0 + rng.exponential(0.2, 200),
+    }[shape]
+    assert all(two_modes(draw()) is None for _ in range(30))
+
+
+def test_firecracker_like_modes_are_found_from_noisy_boots() -> None:
+    rng = np.random.default_rng(12)
+    boots = np.concatenate([rng.normal(99.0, 2.0, 140), rng.normal(117.0, 2.0, 60)])
+    modes = two_modes(boots)
+    assert modes is not None
+    assert modes[0].median == pytest.approx(99.0, abs=1.0) and modes[1].median == pytest.approx(
+        117.0, abs=1.0
+    )
+    assert modes[0].share == pytest.approx(0.7, abs=0.02)
+
+
+def test_compare_with_shape_reports_ks_ad_and_the_modes_of_each_side() -> None:
+    from bootscope.stats.compare import Options, compare
+
+    rng = np.random.default_rng(13)
+    a = np.concatenate([rng.normal(99.0, 2.0, 160), rng.normal(117.0, 2.0, 40)])  # slow mode 20 %
+    b = np.concatenate([rng.normal(99.0, 2.0, 100), rng.normal(117.0, 2.0, 100)])  # ... grown to 50 %
+    result = compare(a, b, "firecracker_ms", "ms", Options(shape=True, bootstrap_resamples=0), "old", "new")
+    tests = {test.name: test for test in result.tests}
+    assert tests["kolmogorov_smirnov"].p == pytest.approx(sps.ks_2samp(a, b).pvalue)
+    assert tests["kolmogorov_smirnov"].p < 1e-6
+    assert tests["anderson_darling"].p == pytest.approx(0.001)  # scipy's floor: said in its note
+    assert "clipped" in tests["anderson_darling"].note
+    modes = [note for note in result.notes if "two modes" in note]
+    assert modes[0].startswith("old: two modes, 99") and "(80%)" in modes[0] and "(20%)" in modes[0]
+    assert modes[1].startswith("new: two modes, 99") and modes[1].count("(50%)") == 2
+    plain = compare(a, b, "firecracker_ms", "ms", Options(bootstrap_resamples=0), "old", "new")
+    assert {test.name for test in plain.tests} == {"mann_whitney", "welch"}
