@@ -42,7 +42,8 @@ def main() -> None:
     parser.add_argument("--flavour", default="cloud")
     parser.add_argument("--boots", type=int, default=3)
     parser.add_argument("--plant", type=int, default=5)
-    parser.add_argument("--rule", default="--alpha 0.01 --min-back 5 --min-fore 4")
+    parser.add_argument("--rule", default="--alpha 0.01 --min-back 5 --min-fore 4 --by phase")
+    parser.add_argument("--reuse", action="store_true", help="Judge the store of an earlier run again.")
     parser.add_argument("--option", default="slub_debug=FZPU")
     parser.add_argument("--dir", type=Path, default=Path("/tmp/watch-history"))
     parser.add_argument("--no-record", action="store_true")
@@ -56,11 +57,12 @@ def main() -> None:
 
     args.dir.mkdir(parents=True, exist_ok=True)
     db = args.dir / "history.db"
-    db.unlink(missing_ok=True)
+    if not args.reuse:
+        db.unlink(missing_ok=True)
     revisions = debian_series(args.flavour)
     t0 = time.time() - 3600.0 * len(revisions)  # one revision an hour, the last one an hour ago
     started = time.perf_counter()
-    for i, spec in enumerate(revisions):
+    for i, spec in enumerate([] if args.reuse else revisions):
         name = spec.removeprefix("debian:")
         argv = [
             "run", spec, "-n", str(args.boots), "--warmup", "0", "--accel", "tcg", "--seed", str(i),
@@ -74,6 +76,9 @@ def main() -> None:
         )
     boot_s = time.perf_counter() - started
     with Store.open(str(db)) as store, store.transaction("un-planting") as conn:
+        conn.execute(sa.delete(schema.watch_items))
+        conn.execute(sa.delete(schema.watch_events))
+        conn.execute(sa.delete(schema.watch_alerts))
         for row in conn.execute(sa.select(schema.variants.c.id, schema.variants.c.config)).all():
             config = dict(row.config)
             config["append"] = ""
@@ -107,15 +112,21 @@ def main() -> None:
     verdict = "found" if hit else "NOT found"
     print(f"planted {args.option} at {planted}: {verdict}")
     stamp = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
+    spent = (
+        "the store of an earlier run (--reuse)"
+        if args.reuse
+        else f"{boot_s / 60:.1f} min of boots and downloads"
+    )
     if not args.no_record:
         write_section(
             "watch: a real history (issue 27, `bench/watch_history.py`)",
             "## watch: a real history (issue 27, `bench/watch_history.py`)\n\n"
             f"Command: `nice -n 10 .venv/bin/python -m bench.watch_history --flavour {args.flavour} --boots"
-            f" {args.boots} --plant {args.plant} --option {args.option}`, {stamp}"
+            f" {args.boots} --plant {args.plant} --option {args.option} --rule '{args.rule}'"
+            f"{' --reuse' if args.reuse else ''}`, {stamp}"
             f" UTC, this 2-core machine, TCG. {len(revisions)} revisions (Debian's {args.flavour} kernels in"
             f" the package index, oldest first: {order[0]} .. {order[-1]}), {args.boots} boots each,"
-            f" {boot_s / 60:.1f} min of boots and downloads. Planted: `{args.option}` from revision"
+            f" {spent}. Planted: `{args.option}` from revision"
             f" {args.plant}"
             f" ({planted}) on. The planted regression was **{verdict}**.\n\n"
             "| alert | kind | revisions | holds the planted one | what moved |\n"

@@ -26,6 +26,10 @@ def watch(
         str | None,
         typer.Option("--run", help="Add this run (ID or latest) to its series and judge only those (fast)."),
     ] = None,
+    by: Annotated[
+        list[str] | None,
+        typer.Option("--by", help="Also a series per phase of the kernel's own time: phase (reads the logs)."),
+    ] = None,
     alpha: Annotated[float, typer.Option(help="Significance level of the window test.")] = 1e-4,
     jitter_ratio: Annotated[
         float, typer.Option("--jitter-ratio", help="A step is at least this many times the series' jitter.")
@@ -44,7 +48,7 @@ def watch(
 
     as_json = options.check_format(fmt, options.TABLE_JSON) == "json"
     rule = watch_rule(back, fore, min_back, min_fore, jitter_ratio, alpha)
-    update = watch_command(db, rule, metrics=metric or None, run=run)
+    update = watch_command(db, rule, metrics=metric or None, run=run, by=tuple(by or ()))
     out = watch_json(update) if as_json else watch_text(update, db, stdout_width_cells(sys.stdout))
     sys.stdout.write(out)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "5"
 # Schema 2 added the owner process of an experiment (so that a SIGKILLed run does not stay "running").
 # A schema 1 database is upgraded in place when opened: the new columns are nullable, old rows keep
 # no owner. Each step takes the database from the version in its key to the next.
@@ -24,12 +24,19 @@ MIGRATIONS: dict[str, tuple[str, ...]] = {
     # Schema 4 added a run's labels (``--meta revision=SHA``: what a watched series orders its
     # points by) and the watch tables (alerts, what moved in each, their triage).
     "3": ("ALTER TABLE experiments ADD COLUMN meta JSON",),
+    "4": (),
+}
+# Columns a step adds only where its table already exists without them: schema 5 gave a watched
+# series its component (watch --by phase); a schema 3 store gets watch_series whole at that step.
+COLUMN_ADDITIONS: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "4": (("watch_series", "component", "VARCHAR(255) NOT NULL DEFAULT 'total'"),),
 }
 # Schema 3 added the fleet tables (``bootscope fleet import``): the step from 2 creates them (from
 # the table definitions below, so SQLite and PostgreSQL each get their own column types).
 NEW_TABLES: dict[str, tuple[str, ...]] = {
     "2": ("fleet_files", "fleet_boots"),
-    "3": ("watch_series", "watch_alerts", "watch_items", "watch_events"),
+    "3": ("watch_alerts", "watch_items", "watch_events"),
+    "4": ("watch_series",),
 }
 
 metadata = sa.MetaData()
@@ -148,6 +155,8 @@ watch_series = sa.Table(
     metadata,
     sa.Column("key", sa.String(64), primary_key=True),
     sa.Column("metric", sa.String(64), nullable=False),
+    # "total": the metric itself; "phase initcalls" and kin: one component of it (watch --by phase)
+    sa.Column("component", sa.String(255), nullable=False),
     sa.Column("fingerprint", sa.JSON, nullable=False),
     sa.Column("revisions", sa.JSON, nullable=False),
     sa.Column("points", sa.LargeBinary, nullable=False),

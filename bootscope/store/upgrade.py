@@ -74,6 +74,11 @@ def _migrate(version: str, write: Writer) -> None:
         while version in schema.MIGRATIONS:
             for statement in schema.MIGRATIONS[version]:
                 conn.execute(sa.text(statement))
+            inspector = sa.inspect(conn)
+            for table, column, definition in schema.COLUMN_ADDITIONS.get(version, ()):
+                present = table in inspector.get_table_names()
+                if present and column not in {c["name"] for c in inspector.get_columns(table)}:
+                    conn.execute(sa.text(f"ALTER TABLE {table} ADD COLUMN {column} {definition}"))
             new_tables = [schema.metadata.tables[name] for name in schema.NEW_TABLES.get(version, ())]
             if new_tables:
                 schema.metadata.create_all(conn, tables=new_tables)

@@ -24,6 +24,7 @@ from bootscope.store import schema
 if TYPE_CHECKING:
     from bootscope.store.db import Store
 
+TOTAL = "total"
 _TAG = b"BSW1"
 _HEAD = struct.Struct("<4sI")
 _WRITE_CHUNK = 500
@@ -62,7 +63,8 @@ def group_medians(values: FloatArray, counts: IntArray) -> FloatArray:
 @dataclass(frozen=True, slots=True, eq=False)
 class Series:
     """One fingerprint and one metric: its key (a short hash of both), the fingerprint's fields, the
-    metric, its points in revision order as arrays (names, times in Unix seconds (NaN: unknown),
+    metric (and ``component``: ``total``, or one component of the metric such as ``phase initcalls``),
+    its points in revision order as arrays (names, times in Unix seconds (NaN: unknown),
     first-seen order, boots per point, every boot's value point after point (the metric's unit), each
     point's median), and the ids of the stored runs whose boots it holds. Build it with
     :func:`make_series`, which computes the medians."""
@@ -77,6 +79,7 @@ class Series:
     values: FloatArray
     medians: FloatArray
     runs: frozenset[int] = frozenset()
+    component: str = TOTAL
 
     @property
     def points(self) -> tuple[Point, ...]:
@@ -100,6 +103,7 @@ def make_series(
     metric: str,
     points: Sequence[Point],
     runs: frozenset[int] = frozenset(),
+    component: str = TOTAL,
 ) -> Series:
     """Return the series of ``points`` (already in revision order, each with at least one value)."""
     arrays = (
@@ -108,7 +112,9 @@ def make_series(
         np.array([len(p.values) for p in points], dtype=np.int64),
         np.array([v for p in points for v in p.values], dtype=np.float64),
     )
-    return series_from_arrays(key, fingerprint, metric, tuple(p.revision for p in points), arrays, runs)
+    return series_from_arrays(
+        key, fingerprint, metric, tuple(p.revision for p in points), arrays, runs, component
+    )
 
 
 def series_from_arrays(
@@ -118,12 +124,15 @@ def series_from_arrays(
     revisions: tuple[str, ...],
     arrays: tuple[FloatArray, IntArray, IntArray, FloatArray],
     runs: frozenset[int] = frozenset(),
+    component: str = TOTAL,
 ) -> Series:
     """Return the series of points given as arrays: (times in Unix seconds, NaN unknown; first-seen
     order; boots per point, each at least 1; every value, point after point), in revision order."""
     times_s, first_seen, counts, values = arrays
     medians = group_medians(values, counts) if counts.size else np.zeros(0)
-    return Series(key, fingerprint, metric, revisions, times_s, first_seen, counts, values, medians, runs)
+    return Series(
+        key, fingerprint, metric, revisions, times_s, first_seen, counts, values, medians, runs, component
+    )
 
 
 def pack_series(series: Series) -> bytes:
@@ -161,6 +170,7 @@ def _row(series: Series, at: str) -> dict[str, object]:
     return {
         "key": series.key,
         "metric": series.metric,
+        "component": series.component,
         "fingerprint": dict(series.fingerprint),
         "revisions": list(series.revisions),
         "points": pack_series(series),
@@ -169,12 +179,13 @@ def _row(series: Series, at: str) -> dict[str, object]:
     }
 
 
-def replace_all_series(store: Store, all_series: Sequence[Series]) -> None:
-    """Make the stored series exactly ``all_series`` (a full rebuild), in one transaction."""
+def replace_all_series(store: Store, all_series: Sequence[Series], components: bool = True) -> None:
+    """Make the stored series exactly ``all_series`` (a full rebuild), in one transaction; without
+    ``components`` only the totals are replaced (the stored component series are kept)."""
     at = datetime.now(UTC).isoformat(timespec="seconds")
     table = schema.watch_series
     with store.transaction("storing watched series in") as conn:
-        conn.execute(sa.delete(table))
+        conn.execute(sa.delete(table) if components else sa.delete(table).where(table.c.component == TOTAL))
         for start in range(0, len(all_series), _WRITE_CHUNK):
             conn.execute(sa.insert(table), [_row(s, at) for s in all_series[start : start + _WRITE_CHUNK]])
 
@@ -202,4 +213,5 @@ def load_series(store: Store, keys: Sequence[str] | None = None) -> Iterator[Ser
             revisions = tuple(str(r) for r in row.revisions)
             arrays = unpack_arrays(row.points, len(revisions))
             runs = frozenset(row.runs or ())
-            yield series_from_arrays(row.key, row.fingerprint or {}, row.metric, revisions, arrays, runs)
+            fingerprint = row.fingerprint or {}
+            yield series_from_arrays(row.key, fingerprint, row.metric, revisions, arrays, runs, row.component)

@@ -96,6 +96,7 @@ def test_watch_then_alerts_then_triage(stepped: str, capsys: pytest.CaptureFixtu
         (["alert", "1", "--state", "invalid"], "go with triage"),
         (["watch", "--run", "99"], "no experiment 99"),
         (["watch", "--back", "4"], "min_back_points"),
+        (["watch", "--by", "initcall"], "series are kept for phase"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(
@@ -128,9 +129,13 @@ def test_an_alert_explained_names_the_initcall_that_moved(
                 store, f"v{i:02d}", lines, 2, seed=i + 1, time_s=T0_S + HOUR_S * i, slower_us=slower
             )
     rule = ("--alpha", "0.01", "--back", "8", "--fore", "5", "--min-back", "8", "--min-fore", "4")
-    watched = run_json(capsys, "watch", "--db", db, *rule)
+    watched = run_json(capsys, "watch", "--db", db, "--by", "phase", *rule)
     (alert,) = [a for a in watched["alerts"] if a["kind"] == "regression"]
     assert alert["first_revision"] <= "v08" <= alert["last_revision"]
+    # With --by phase the alert names the phase that moved itself: the initcalls (+40 ms planted).
+    phases = {i["component"]: i for i in alert["items"] if i["component"].startswith("phase ")}
+    assert set(phases) == {"phase initcalls"}, alert["items"]
+    assert phases["phase initcalls"]["shift"] == pytest.approx(0.040, abs=0.01)
     explained = run_json(capsys, "alert", str(alert["id"]), "--by", "initcall", "--db", db)["explained"]
     (entry,) = [e for e in explained if e["component"] == "total"]
     moved = [c["name"] for c in entry["diff"]["components"] if c["moved"]]

@@ -121,7 +121,7 @@ def test_schema_2_database_gets_the_fleet_tables(tmp_path: Path) -> None:
         assert report.boots == 1
     engine = sa.create_engine(f"sqlite:///{db}")
     with engine.connect() as conn:
-        assert conn.execute(sa.text("SELECT value FROM bootscope_meta")).scalar() == "4"
+        assert conn.execute(sa.text("SELECT value FROM bootscope_meta")).scalar() == "5"
         assert conn.execute(sa.text("SELECT count(*) FROM watch_series")).scalar() == 0
     engine.dispose()
 

@@ -88,5 +88,5 @@ def test_schema_1_database_opens_and_is_upgraded(tmp_path: Path) -> None:
         assert store.experiment(1).owner == current_owner()
     engine = sa.create_engine(f"sqlite:///{db}")
     with engine.connect() as conn:
-        assert conn.execute(sa.text("SELECT value FROM bootscope_meta")).scalar() == "4"
+        assert conn.execute(sa.text("SELECT value FROM bootscope_meta")).scalar() == "5"
     engine.dispose()

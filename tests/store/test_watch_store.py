@@ -4,6 +4,9 @@ watchdog. Values are planted through the store's own API (no QEMU): the numbers 
 
 from __future__ import annotations
 
+import sqlite3
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -136,3 +139,18 @@ def test_adding_one_run_matches_a_full_recompute_and_counts_a_run_once(store_tar
         (rebuilt,) = load_series(store)
         assert rebuilt.points == added.points
     assert len(one.alerts) == 1 and one.alerts[0].kind == "regression"
+
+
+def test_a_schema_4_store_gets_the_series_component(tmp_path: Path) -> None:
+    db = tmp_path / "four.db"
+    with Store.open(db) as store:
+        _series(store, [2.0] * 14, seed=12)
+        recompute(store, now_s=T0_S + 14 * HOUR_S)
+    with sqlite3.connect(db) as conn:  # what this bootscope wrote before series had a component
+        conn.execute("ALTER TABLE watch_series DROP COLUMN component")
+        conn.execute("UPDATE bootscope_meta SET value = '4' WHERE key = 'schema'")
+    with Store.open(db) as store:
+        (series,) = load_series(store)
+        assert series.component == "total" and len(series.revisions) == 14
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT value FROM bootscope_meta WHERE key = 'schema'").fetchone() == ("5",)

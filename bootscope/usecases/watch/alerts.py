@@ -26,7 +26,7 @@ from bootscope.usecases.watch.detect import (
     kind_of,
     missing_item,
 )
-from bootscope.usecases.watch.series import collect_series, merge_series, run_series
+from bootscope.usecases.watch.series import COMPONENT_KINDS, collect_series, merge_series, run_series
 
 STATE_CONFIRMED = "confirmed"
 DEFAULT_BY = "bootscope"
@@ -171,35 +171,37 @@ def recompute(
     now_s: float | None = None,
     metrics: Sequence[str] | None = None,
     rebuild: bool = True,
+    by: Sequence[str] = (),
 ) -> WatchUpdate:
     """Rebuild every series of ``store`` from its stored boots (only those of ``metrics``, when
     given), keep them, judge them with ``rule``, store new alerts and update those found again;
     return what changed. Without ``rebuild`` the series kept in the store are judged as they are
-    (no boot is read). ``now_s`` (Unix seconds, default: now) is the watchdog's clock. Raises
-    StoreError, StatsError for a bad rule."""
+    (no boot is read). With ``by`` (``phase``) each component of kernel_init_s is a series too (its
+    boots' logs read again); without, stored component series are kept as they were. ``now_s`` (Unix
+    seconds, default: now) is the watchdog's clock. Raises StoreError, StatsError for a bad rule."""
     rule = rule or WatchRule()
     now_s = time.time() if now_s is None else now_s
     if not rebuild:
         wanted = set(metrics) if metrics is not None else None
         stream = (s for s in load_series(store) if wanted is None or s.metric in wanted)
         return _judge(store, stream, rule, now_s, None)
-    series = collect_series(store, metrics)
+    series = collect_series(store, metrics, by=by)
     if metrics is None:
-        replace_all_series(store, series)
+        replace_all_series(store, series, components=bool(by))
     else:
         put_series(store, series)
     return _judge(store, series, rule, now_s, None)
 
 
 def recompute_run(
-    store: Store, run: int, rule: WatchRule | None = None, now_s: float | None = None
+    store: Store, run: int, rule: WatchRule | None = None, now_s: float | None = None, by: Sequence[str] = ()
 ) -> WatchUpdate:
     """Add stored run ``run``'s boots to the series it touches (kept in the store: no other boot is
     read again), judge those series, and store or update their alerts; return what changed. A run
     added twice is counted once. Raises StoreLookupError for an unknown run, StoreError."""
     rule = rule or WatchRule()
     store.experiment(run)  # an unknown run: StoreLookupError
-    fresh = run_series(store, run)
+    fresh = run_series(store, run, by)
     known = {s.key: s for s in load_series(store, [s.key for s in fresh])}
     merged = [merge_series(known.get(s.key), s) for s in fresh]
     put_series(store, merged)
@@ -220,17 +222,28 @@ def watch_rule(
 
 
 def watch_command(
-    db: str, rule: WatchRule | None = None, metrics: Sequence[str] | None = None, run: str | None = None
+    db: str,
+    rule: WatchRule | None = None,
+    metrics: Sequence[str] | None = None,
+    run: str | None = None,
+    by: Sequence[str] = (),
 ) -> WatchUpdate:
     """Recompute the alerts of store ``db``: every series (:func:`recompute`), or with ``run`` (an
     id or ``latest``) only those that run touches (:func:`recompute_run`). Raises InputError for
-    ``run`` with ``metrics``, StoreLookupError for an unknown run or store, StoreError."""
+    ``run`` with ``metrics`` or a ``by`` kind that is not kept as series, StoreLookupError for an
+    unknown run or store, StoreError."""
+    unknown = [kind for kind in by if kind not in COMPONENT_KINDS]
+    if unknown:
+        raise InputError(
+            f"watch --by {unknown[0]}: series are kept for {', '.join(COMPONENT_KINDS)}; the initcalls, gaps,"
+            " CPUs and units of a step are shown by `bootscope alert ID --by KIND`"
+        )
     with Store.open(db, create=False) as store:
         if run is None:
-            return recompute(store, rule, metrics=metrics)
+            return recompute(store, rule, metrics=metrics, by=by)
         if metrics:
             raise InputError("--run judges every metric of that run's series; leave out --metric")
-        return recompute_run(store, store.experiment(run).id, rule)
+        return recompute_run(store, store.experiment(run).id, rule, by=by)
 
 
 def list_alerts(db: str, state: str | None = None, kind: str | None = None) -> list[Alert]:

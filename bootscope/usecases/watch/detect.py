@@ -27,13 +27,12 @@ from bootscope.stats.series_watch import (
     watch_shares,
 )
 from bootscope.store.watch import AlertItem, NewAlert
-from bootscope.store.watch_series import Series
+from bootscope.store.watch_series import TOTAL, Series
 
 KIND_REGRESSION = "regression"
 KIND_IMPROVEMENT = "improvement"
 KIND_MISSING = "missing"
 KINDS = (KIND_REGRESSION, KIND_IMPROVEMENT, KIND_MISSING)
-TOTAL = "total"
 # A second series of every series whose points hold two or more boots: per point, the share of its
 # boots above the series' 80th percentile. A step in it is a change of shape (a slow mode grown more
 # frequent) that may leave the median where it was.
@@ -86,7 +85,7 @@ def _shape_detail(series: Series, at: int, change: SeriesChange) -> dict[str, An
 
 
 def _item(
-    series: Series, change: SeriesChange, offset: int, rule: WatchRule, component: str = TOTAL
+    series: Series, change: SeriesChange, offset: int, rule: WatchRule, component: str | None = None
 ) -> AlertItem:
     revisions = series.revisions
     good = revisions[offset + change.first_position - 1] if offset + change.first_position > 0 else None
@@ -94,7 +93,7 @@ def _item(
         series=series.key,
         fingerprint=series.fingerprint,
         metric=series.metric,
-        component=component,
+        component=series.component if component is None else component,
         revision=revisions[offset + change.position],
         first_revision=revisions[offset + change.first_position],
         last_revision=revisions[offset + change.last_position],
@@ -120,7 +119,7 @@ def judge_series(series: Series, rule: WatchRule, confirmed: Sequence[str] = ())
     medians = series.medians
     items: list[AlertItem] = []
     enough = False
-    shaped = int(series.counts.max(initial=0)) > 1
+    shaped = int(series.counts.max(initial=0)) > 1 and series.component == TOTAL
     for start, stop in _segments(series, confirmed):
         verdict = watch_series(medians[start:stop], rule)
         enough = enough or verdict.enough_history
@@ -153,7 +152,7 @@ def missing_item(series: Series, now_s: float) -> AlertItem | None:
         series=series.key,
         fingerprint=series.fingerprint,
         metric=series.metric,
-        component=TOTAL,
+        component=series.component,
         revision=last,
         first_revision=last,
         last_revision=last,

@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 from bootscope.store import Store
 from bootscope.store.fleet import OUTCOME_OK, iter_fleet_rows
 from bootscope.store.watch import RunBootValue, iter_run_values
-from bootscope.store.watch_series import Point, Series, make_series
+from bootscope.store.watch_series import TOTAL, Point, Series, make_series
 from bootscope.usecases.watch.labels import REVISION, REVISION_TIME, fingerprint_labels, revision_epoch_s
 
 # The variant options that are the revision, not the fingerprint.
@@ -75,9 +75,13 @@ def fleet_fingerprint(meta: Mapping[str, str]) -> dict[str, str]:
     return fields
 
 
-def series_key(fingerprint: Mapping[str, str], metric: str) -> str:
-    """Return a short stable key of a series: 12 hex digits of the SHA-256 of its fields and metric."""
-    text = json.dumps([sorted(fingerprint.items()), metric], separators=(",", ":"))
+def series_key(fingerprint: Mapping[str, str], metric: str, component: str = TOTAL) -> str:
+    """Return a short stable key of a series: 12 hex digits of the SHA-256 of its fields, metric and
+    component (a total's key leaves the component out)."""
+    named: list[object] = [sorted(fingerprint.items()), metric]
+    if component != TOTAL:
+        named.append(component)
+    text = json.dumps(named, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
@@ -91,7 +95,7 @@ class SeriesBuilder:
     """Collects values into (series, revision) points."""
 
     def __init__(self) -> None:
-        self._fingerprints: dict[str, tuple[Mapping[str, str], str]] = {}
+        self._fingerprints: dict[str, tuple[Mapping[str, str], str, str]] = {}
         self._values: dict[str, dict[str, list[float]]] = {}
         self._times: dict[tuple[str, str], float | None] = {}
         self._seen: dict[tuple[str, str], int] = {}
@@ -106,14 +110,16 @@ class SeriesBuilder:
         time_s: float | None,
         value: float,
         run: int | None = None,
+        component: str = TOTAL,
     ) -> None:
-        """Add one boot's value to the point (series of ``fingerprint`` and ``metric``, ``revision``)."""
-        frozen = json.dumps(sorted(fingerprint.items()))
-        key = self._fingerprint_keys.get(frozen + metric)
+        """Add one boot's value to the point (series of ``fingerprint``, ``metric`` and
+        ``component``, ``revision``)."""
+        frozen = json.dumps([sorted(fingerprint.items()), metric, component])
+        key = self._fingerprint_keys.get(frozen)
         if key is None:
-            key = series_key(fingerprint, metric)
-            self._fingerprint_keys[frozen + metric] = key
-            self._fingerprints[key] = (dict(fingerprint), metric)
+            key = series_key(fingerprint, metric, component)
+            self._fingerprint_keys[frozen] = key
+            self._fingerprints[key] = (dict(fingerprint), metric, component)
         self._values.setdefault(key, {}).setdefault(revision, []).append(value)
         if run is not None:
             self._runs.setdefault(key, set()).add(run)
@@ -129,14 +135,15 @@ class SeriesBuilder:
         """Return the series built, each with its points in revision order."""
         result = []
         for key, by_revision in self._values.items():
-            fingerprint, metric = self._fingerprints[key]
+            fingerprint, metric, component = self._fingerprints[key]
             points = [
                 Point(revision, self._times[(key, revision)], self._seen[(key, revision)], tuple(values))
                 for revision, values in by_revision.items()
             ]
             points.sort(key=lambda p: (p.time_s is None, p.time_s or 0.0, p.first_seen))
-            result.append(make_series(key, fingerprint, metric, points, frozenset(self._runs.get(key, ()))))
-        result.sort(key=lambda s: (s.metric, sorted(s.fingerprint.items())))
+            runs = frozenset(self._runs.get(key, ()))
+            result.append(make_series(key, fingerprint, metric, points, runs, component))
+        result.sort(key=lambda s: (s.metric, s.component, sorted(s.fingerprint.items())))
         return result
 
 
@@ -167,12 +174,57 @@ def add_run_values(builder: SeriesBuilder, values: Iterable[RunBootValue]) -> No
         )
 
 
-def collect_series(store: Store, metrics: Sequence[str] | None = None, fleet: bool = True) -> list[Series]:
+COMPONENT_KINDS = ("phase",)  # the kinds a series is kept for (watch --by); others: alert ID --by
+
+
+def add_run_components(
+    builder: SeriesBuilder, store: Store, runs: Iterable[int], kinds: Sequence[str]
+) -> None:
+    """Add, for every counted boot of the boot ``runs``, each component of ``kinds`` that decomposes
+    kernel_init_s (its phases), read again from the stored log, as a point of its component series."""
+    from bootscope.metrics import KERNEL_INIT_S
+    from bootscope.usecases.diff import parts_from_run  # the analysis stack: only with --by
+
+    for run in runs:
+        record = store.experiment(run)
+        workload = str(record.plan.get("workload", "boot"))
+        if workload != "boot":
+            continue
+        configs = {variant.name: variant.config for variant in record.variants}
+        time_s = revision_epoch_s(record.meta.get(REVISION_TIME))
+        time_s = time_s if time_s is not None else _created_s(record.created)
+        _, by_variant = parts_from_run(store, run, KERNEL_INIT_S, kinds)
+        for name, boots in by_variant.items():
+            fingerprint = fingerprint_of(
+                record.host, record.accel, workload, configs.get(name, {}), record.meta
+            )
+            for boot in boots:
+                revision = record.meta.get(REVISION) or boot.kernel or UNKNOWN_REVISION
+                for (kind, component), seconds in boot.components.items():
+                    builder.add(
+                        fingerprint, KERNEL_INIT_S, revision, time_s, seconds, run, f"{kind} {component}"
+                    )
+
+
+def collect_series(
+    store: Store, metrics: Sequence[str] | None = None, fleet: bool = True, by: Sequence[str] = ()
+) -> list[Series]:
     """Return every series of the store's runs (and, with ``fleet``, of its fleet imports), each of
-    the ``metrics`` (all stored, when None), sorted by metric then fingerprint. Raises StoreError."""
+    the ``metrics`` (all stored, when None), with ``by`` (``phase``) one series per component of
+    kernel_init_s as well, sorted by metric, component, fingerprint. Raises StoreError."""
     builder = SeriesBuilder()
     wanted = set(metrics) if metrics is not None else None
-    add_run_values(builder, (v for v in iter_run_values(store) if wanted is None or v.metric in wanted))
+    runs: set[int] = set()
+
+    def noted(values: Iterable[RunBootValue]) -> Iterator[RunBootValue]:
+        for stored in values:
+            runs.add(stored.experiment)
+            if wanted is None or stored.metric in wanted:
+                yield stored
+
+    add_run_values(builder, noted(iter_run_values(store)))
+    if by:
+        add_run_components(builder, store, sorted(runs), by)
     if fleet:
         for chunk in iter_fleet_rows(store):
             for row in chunk:
@@ -187,10 +239,13 @@ def collect_series(store: Store, metrics: Sequence[str] | None = None, fleet: bo
     return builder.series()
 
 
-def run_series(store: Store, run: int) -> list[Series]:
-    """Return the series of one stored run: its points only (one per series it touches)."""
+def run_series(store: Store, run: int, by: Sequence[str] = ()) -> list[Series]:
+    """Return the series of one stored run (with ``by``, its component series too): its points only
+    (one per series it touches)."""
     builder = SeriesBuilder()
     add_run_values(builder, iter_run_values(store, [run]))
+    if by:
+        add_run_components(builder, store, [run], by)
     return builder.series()
 
 
@@ -212,4 +267,6 @@ def merge_series(known: Series | None, new: Series) -> Series:
             time_s = old.time_s if point.time_s is None else min(point.time_s, old.time_s or point.time_s)
             points[point.revision] = Point(old.revision, time_s, old.first_seen, old.values + point.values)
     ordered = sorted(points.values(), key=lambda p: (p.time_s is None, p.time_s or 0.0, p.first_seen))
-    return make_series(known.key, known.fingerprint, known.metric, ordered, known.runs | new.runs)
+    return make_series(
+        known.key, known.fingerprint, known.metric, ordered, known.runs | new.runs, known.component
+    )
