@@ -133,8 +133,6 @@ def run(
     a machine over SSH (ssh://USER@HOST), reboot after reboot."""
     as_json = options.check_format(fmt, options.TABLE_JSON) == "json"
     if kernel is not None and kernel.startswith("ssh://"):
-        if meta:
-            raise InputError("--meta labels QEMU runs; an ssh:// run does not take it yet")
         ssh_run.run_ssh(
             ssh_run.SshOptions(
                 target=kernel,
@@ -158,6 +156,7 @@ def run(
             ),
             db,
             as_json,
+            meta or (),
         )
         return
     if reboot or console or console_device or identity or known_hosts or target_kernel or no_checks:
@@ -170,7 +169,6 @@ def run(
     from bootscope.lab.progress import RichReporter, SilentReporter
     from bootscope.report.run_out import show_run
     from bootscope.usecases.run import BootRequest, base_options, run_boots
-    from bootscope.usecases.watch.labels import parse_labels
 
     # Settings are read only for a new run: --resume reruns the stored plan's, whatever is given.
     settings = None if resume is not None else options.run_settings(
@@ -182,8 +180,7 @@ def run(
         "marker": marker, "initrd": initrd, "disk": disk, "disk-attach": disk_attach,
     }  # fmt: skip
     given = base_options(singles, {"qemu-arg": qemu_arg, "command": command, "file": file})
-    labels = parse_labels(meta or [])
-    request = BootRequest(kernel, settings, given, tuple(variant or ()), plan_file, labels)
+    request = BootRequest(kernel, settings, given, tuple(variant or ()), plan_file, tuple(meta or ()))
     reporter: Reporter = SilentReporter() if as_json else RichReporter(error_console())
     cancel = threading.Event()
     with stop_on_signals(cancel):

@@ -9,12 +9,14 @@ prints the run as ``run`` prints any.
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from bootscope.cli.signals import stop_on_signals
+from bootscope.errors import InputError
 from bootscope.metrics import REBOOT_DOWNTIME_S
 from bootscope.report.console import error_console, output_console
 from bootscope.usecases.ssh import SshOptions
@@ -69,10 +71,14 @@ YesThisMachine = Annotated[
 ]
 
 
-def run_ssh(given: SshOptions, db: str, as_json: bool) -> None:
+def run_ssh(given: SshOptions, db: str, as_json: bool, meta: Sequence[str] = ()) -> None:
     """Run the SSH experiment and print it; exit status 0 when every reboot was ok, 3 when any failed
-    or the machine did not come back (the run stops; ``--resume`` continues), 2 for bad options."""
+    or the machine did not come back (the run stops; ``--resume`` continues), 2 for bad options
+    (``--meta`` labels, which label QEMU runs only for now, among them)."""
     import json
+
+    if meta:
+        raise InputError("--meta labels QEMU runs; an ssh:// run does not take it yet")
 
     from bootscope.lab.progress import RichReporter, SilentReporter
     from bootscope.report.run_out import print_run, run_document

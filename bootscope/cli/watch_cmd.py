@@ -28,7 +28,9 @@ def watch(
     ] = None,
     by: Annotated[
         list[str] | None,
-        typer.Option("--by", help="Also a series per phase of the kernel's own time: phase (reads the logs)."),
+        typer.Option(
+            "--by", help="Also a series per phase of the kernel's own time: phase (reads the logs)."
+        ),
     ] = None,
     alpha: Annotated[float, typer.Option(help="Significance level of the window test.")] = 1e-4,
     jitter_ratio: Annotated[

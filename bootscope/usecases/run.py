@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,7 @@ from bootscope.lab.workloads.boot import BootWorkload
 from bootscope.lab.workloads.kexec import KexecWorkload
 from bootscope.store import Store
 from bootscope.usecases.summary import RunSummary, summarize_run
+from bootscope.usecases.watch.labels import parse_labels
 
 __all__ = [
     "BootRequest",
@@ -88,15 +89,15 @@ class BootRequest:
     or an image), the options given for every variant in the order the command line lists them
     (``(option name, value)``, e.g. ``("smp", 2)``; see :func:`base_options`), the ``--variant``
     texts, the ``--plan`` file, the run settings given (None when resuming: the stored plan's
-    are used, whatever was given), and the ``--meta`` labels (``revision``: the point of a watched
-    series this run is; see ``usecases/labels.py``)."""
+    are used, whatever was given), and the ``--meta KEY=VALUE`` texts (``revision``: the point of a
+    watched series this run is; see ``usecases/watch/labels.py``)."""
 
     kernel: str | None
     settings: GivenSettings | None
     base_options: tuple[tuple[str, Any], ...] = ()
     variant_texts: tuple[str, ...] = ()
     plan_file: Path | None = None
-    meta: Mapping[str, str] = field(default_factory=dict)
+    meta: tuple[str, ...] = ()
 
 
 def base_options(
@@ -141,6 +142,7 @@ def run_boots(
     and KeyboardInterrupt as :func:`start_experiment` does."""
     request = request or BootRequest(kernel=None, settings=None)
     settings = request.settings or GivenSettings()
+    labels = parse_labels(request.meta)
     with Store.open(db) as store, open_executor(executor_spec, jobs) as executor:
         if resume is not None:
             if request.kernel or request.variant_texts or request.plan_file or request.meta:
@@ -162,7 +164,7 @@ def run_boots(
                 settings=settings,
             )
             result = start_experiment(
-                plan, store, reporter, cancel=cancel, reprobe=reprobe, executor=executor, meta=request.meta
+                plan, store, reporter, cancel=cancel, reprobe=reprobe, executor=executor, meta=labels
             )
         summary = summarize_run(store, result.experiment.id)
     seed_given = settings.seed is not None or resume is not None
