@@ -21,14 +21,16 @@ MIGRATIONS: dict[str, tuple[str, ...]] = {
     # Schema 3 added where each boot was measured (host, CPU model, cores, load; the Dask worker) and
     # the fleet tables (NEW_TABLES).
     "2": ("ALTER TABLE boots ADD COLUMN placement JSON",),
-    # Schema 4 added a run's labels (``--meta revision=SHA``: what a watched series orders its
-    # points by) and the watch tables (alerts, what moved in each, their triage).
-    "3": ("ALTER TABLE experiments ADD COLUMN meta JSON",),
+    # Schema 4 added a run's labels and the watch tables; schema 5 a watched series' component: both
+    # in COLUMN_ADDITIONS and NEW_TABLES.
+    "3": (),
     "4": (),
 }
-# Columns a step adds only where its table already exists without them: schema 5 gave a watched
-# series its component (watch --by phase); a schema 3 store gets watch_series whole at that step.
+# Columns a step adds where its table exists without them (checked, not assumed): schema 4 added a
+# run's labels (``--meta revision=SHA``: what a watched series orders its points by), schema 5 a
+# watched series' component (watch --by phase; a schema 3 store gets watch_series whole at that step).
 COLUMN_ADDITIONS: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "3": (("experiments", "meta", "JSON"),),
     "4": (("watch_series", "component", "VARCHAR(255) NOT NULL DEFAULT 'total'"),),
 }
 # Schema 3 added the fleet tables (``bootscope fleet import``): the step from 2 creates them (from
