@@ -117,16 +117,21 @@ def jitter(points: Sequence[float] | FloatArray) -> float | None:
     return float(np.median(np.abs(np.diff(values)))) / MEDIAN_ABS_DIFF_PER_SD
 
 
-def _window_medians(padded: FloatArray, width: int) -> FloatArray:
-    """Median of every window of ``width`` over ``padded`` (NaN: missing), NaN for an empty window."""
-    windows = np.lib.stride_tricks.sliding_window_view(padded, width)
-    ordered = np.sort(windows, axis=1)  # NaN sorts last
-    count = np.count_nonzero(~np.isnan(windows), axis=1)
-    rows = np.arange(windows.shape[0])
+def _row_medians(rows: FloatArray) -> FloatArray:
+    """Median of each row's values that are not NaN (NaN for a row of none)."""
+    ordered = np.sort(rows, axis=1)  # NaN sorts last
+    count = np.count_nonzero(~np.isnan(rows), axis=1)
+    index = np.arange(rows.shape[0])
+    width = rows.shape[1]
     low = np.clip((count - 1) // 2, 0, width - 1)
     high = np.clip(count // 2, 0, width - 1)
-    result: FloatArray = np.where(count > 0, (ordered[rows, low] + ordered[rows, high]) / 2.0, np.nan)
+    result: FloatArray = np.where(count > 0, (ordered[index, low] + ordered[index, high]) / 2.0, np.nan)
     return result
+
+
+def _window_medians(padded: FloatArray, width: int) -> FloatArray:
+    """Median of every window of ``width`` over ``padded`` (NaN: missing), NaN for an empty window."""
+    return _row_medians(np.lib.stride_tricks.sliding_window_view(padded, width))
 
 
 def gate_ratios(points: FloatArray, rule: WatchRule) -> tuple[FloatArray, FloatArray, FloatArray]:
@@ -165,15 +170,6 @@ def _runs(flags: npt.NDArray[np.bool_], bridge: int) -> list[tuple[int, int]]:
     return runs
 
 
-def _masked_medians(rows: FloatArray) -> FloatArray:
-    """Median of each row's non-NaN values (every row holds at least one)."""
-    ordered = np.sort(rows, axis=1)  # NaN sorts last
-    count = np.count_nonzero(~np.isnan(rows), axis=1)
-    index = np.arange(rows.shape[0])
-    result: FloatArray = (ordered[index, (count - 1) // 2] + ordered[index, count // 2]) / 2.0
-    return result
-
-
 def _step_costs(points: FloatArray, low: int, high: int, candidates: range) -> FloatArray:
     """Return, for each candidate t, the L1 cost of two levels (medians) on points[low:t], [t:high]
     (all candidates at once: one row each, the other side's points masked)."""
@@ -182,8 +178,8 @@ def _step_costs(points: FloatArray, low: int, high: int, candidates: range) -> F
     columns = np.arange(segment.size)[None, :]
     left = np.where(columns < cuts, segment[None, :], np.nan)
     right = np.where(columns >= cuts, segment[None, :], np.nan)
-    spread_left = np.abs(left - _masked_medians(left)[:, None])
-    spread_right = np.abs(right - _masked_medians(right)[:, None])
+    spread_left = np.abs(left - _row_medians(left)[:, None])
+    spread_right = np.abs(right - _row_medians(right)[:, None])
     result: FloatArray = np.nansum(spread_left, axis=1) + np.nansum(spread_right, axis=1)
     return result
 

@@ -90,11 +90,8 @@ def _match(new: NewAlert, steps: StoredSteps, order: dict[str, float]) -> int | 
 
 
 def _same(a: Alert, b: NewAlert) -> bool:
-    def key(items: Sequence[object]) -> list[tuple[object, ...]]:
-        return sorted(
-            (i.series, i.revision, i.first_revision, i.last_revision, i.shift, i.p)  # type: ignore[attr-defined]
-            for i in items
-        )
+    def key(items: Sequence[AlertItem]) -> list[tuple[object, ...]]:
+        return sorted((i.series, i.revision, i.first_revision, i.last_revision, i.shift, i.p) for i in items)
 
     return (a.first_revision, a.last_revision, a.good_revision) == (
         b.first_revision,

@@ -23,7 +23,7 @@ from bootscope.store.watch import Alert
 from bootscope.store.watch_series import load_series
 from bootscope.usecases.watch.alerts import show_alert
 from bootscope.usecases.watch.labels import REVISION
-from bootscope.usecases.watch.series import run_series
+from bootscope.usecases.watch.series import variant_in_series
 
 _GIT_TIMEOUT_S = 60.0
 
@@ -58,10 +58,8 @@ def _reference(store: Store, alert: Alert) -> tuple[str, str, str]:
         record = store.experiment(run)
         if record.meta.get(REVISION, "") != worst.good_revision:
             continue
-        if any(s.key == worst.series for s in run_series(store, run)):
-            variant = record.variants[0].name if len(record.variants) == 1 else None
-            if variant is None:
-                raise InputError(f"run {run} of {worst.good_revision} has several variants; give --reference")
+        variant = variant_in_series(record, worst.series, worst.metric, series.component)
+        if variant is not None:
             relative = abs(worst.shift or 0.0) / worst.before if worst.before else 0.05
             return f"{run}:{variant}", worst.metric, f"{max(relative / 2, 0.001):.4f}"
     raise InputError(

@@ -201,16 +201,6 @@ class RevisionOrder:
         return {revision: float(place) for place, revision in enumerate(ordered)}
 
 
-def revision_order(all_series: Sequence[Series], wanted: Collection[str]) -> dict[str, float]:
-    """Return revision -> its place in one order across every series (:class:`RevisionOrder`), for
-    the ``wanted`` revisions that some series holds."""
-    order = RevisionOrder()
-    wanted = set(wanted)
-    for series in all_series:
-        order.add(series, wanted)
-    return order.places()
-
-
 def group_items(items: Sequence[AlertItem], order: Mapping[str, float], rule: WatchRule) -> list[NewAlert]:
     """Return one alert per kind and overlapping revision range (see the module docstring), in
     revision order; a missing-data item is an alert of its own per series."""

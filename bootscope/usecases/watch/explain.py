@@ -19,7 +19,7 @@ from bootscope.store.watch import Alert, AlertItem, load_alerts
 from bootscope.store.watch_series import load_series
 from bootscope.usecases.diff import BootParts, check_kinds, diff_parts, parts_from_run
 from bootscope.usecases.watch.labels import REVISION
-from bootscope.usecases.watch.series import run_series
+from bootscope.usecases.watch.series import variant_in_series
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,18 +63,17 @@ def _sides(
     a: list[BootParts] = []
     b: list[BootParts] = []
     for run in sorted(series.runs):
-        touched = {s.key for s in run_series(store, run)}
-        if item.series not in touched:
-            continue
         record = store.experiment(run)
+        variant = variant_in_series(record, item.series, item.metric, series.component)
+        if variant is None:
+            continue
         _, by_variant = parts_from_run(store, run, metric, kinds)
-        for parts in by_variant.values():
-            for boot in parts:
-                revision = record.meta.get(REVISION) or boot.kernel or ""
-                if revision in before:
-                    a.append(boot)
-                elif revision in after:
-                    b.append(boot)
+        for boot in by_variant.get(variant, []):
+            revision = record.meta.get(REVISION) or boot.kernel or ""
+            if revision in before:
+                a.append(boot)
+            elif revision in after:
+                b.append(boot)
     return a, b, ""
 
 

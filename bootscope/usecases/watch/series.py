@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from bootscope.store import Store
+from bootscope.store import ExperimentRecord, Store
 from bootscope.store.fleet import OUTCOME_OK, iter_fleet_rows
 from bootscope.store.watch import RunBootValue, iter_run_values
 from bootscope.store.watch_series import TOTAL, Point, Series, make_series
@@ -64,6 +64,17 @@ def fingerprint_of(
 def run_fingerprint(value: RunBootValue) -> dict[str, str]:
     """Return the fingerprint of a stored run's boot (:func:`fingerprint_of`)."""
     return fingerprint_of(value.host, value.accel, value.workload, value.config, value.meta)
+
+
+def variant_in_series(record: ExperimentRecord, key: str, metric: str, component: str = TOTAL) -> str | None:
+    """Return the name of the variant of stored run ``record`` whose boots belong to series ``key``
+    (of ``metric`` and ``component``), None when none does. Reads nothing but the record."""
+    workload = str(record.plan.get("workload", "boot"))
+    for variant in record.variants:
+        fingerprint = fingerprint_of(record.host, record.accel, workload, variant.config, record.meta)
+        if series_key(fingerprint, metric, component) == key:
+            return variant.name
+    return None
 
 
 def fleet_fingerprint(meta: Mapping[str, str]) -> dict[str, str]:
