@@ -21,6 +21,7 @@ from bootscope.usecases.watch.detect import (
     KIND_MISSING,
     RevisionOrder,
     SeriesReport,
+    alert_range,
     group_items,
     judge_series,
     kind_of,
@@ -104,12 +105,15 @@ def _merged(old: Alert, group: NewAlert, touched: set[str], order: dict[str, flo
     """``old`` with the steps of the ``touched`` series replaced by ``group``'s (a one-run update)."""
     kept = tuple(item for item in old.items if item.series not in touched)
     items = kept + group.items
-    ends = [r for i in items for r in (i.first_revision, i.last_revision) if r in order]
-    first = min(ends, key=order.__getitem__, default=old.first_revision)
-    last = max(ends, key=order.__getitem__, default=old.last_revision)
-    goods = [i.good_revision for i in items if i.good_revision in order]
-    good = min(goods, key=lambda r: order[r or ""]) if goods else old.good_revision
-    return NewAlert(group.kind, first, last, good, group.rule, items)
+    first, last, good = alert_range(items, order)
+    return NewAlert(
+        group.kind,
+        first or old.first_revision,
+        last or old.last_revision,
+        good or old.good_revision,
+        group.rule,
+        items,
+    )
 
 
 def _names(items: Iterable[AlertItem]) -> set[str]:

@@ -230,9 +230,22 @@ def group_items(items: Sequence[AlertItem], order: Mapping[str, float], rule: Wa
     return alerts
 
 
+def alert_range(
+    items: Sequence[AlertItem], order: Mapping[str, float]
+) -> tuple[str | None, str | None, str | None]:
+    """Return (first, last, good) revisions of a group of steps: the earliest first, the latest last
+    and the earliest good revision in ``order`` (None where no revision of that kind is ordered)."""
+    firsts = [i.first_revision for i in items if i.first_revision in order]
+    lasts = [i.last_revision for i in items if i.last_revision in order]
+    goods = [i.good_revision for i in items if i.good_revision is not None and i.good_revision in order]
+    return (
+        min(firsts, key=order.__getitem__, default=None),
+        max(lasts, key=order.__getitem__, default=None),
+        min(goods, key=order.__getitem__, default=None),
+    )
+
+
 def _alert(kind: str, group: Sequence[AlertItem], order: Mapping[str, float], rule: WatchRule) -> NewAlert:
-    first = min(group, key=lambda i: order[i.first_revision])
-    last = max(group, key=lambda i: order[i.last_revision])
-    goods = [i.good_revision for i in group if i.good_revision is not None]
-    good = min(goods, key=lambda r: order.get(r, 0.0)) if goods else None
-    return NewAlert(kind, first.first_revision, last.last_revision, good, rule.to_dict(), tuple(group))
+    first, last, good = alert_range(group, order)
+    assert first is not None and last is not None  # every step's revisions are ordered
+    return NewAlert(kind, first, last, good, rule.to_dict(), tuple(group))
