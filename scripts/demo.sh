@@ -18,3 +18,4 @@ $bs analyze --run latest --boot 2 --db "$db" --top 5
 $bs report --run latest --db "$db" -o "$out/report.html"
 $bs trace --run latest --db "$db" -o "$out/boot.json"
 echo "demo: reports in $out/ (report.html, boot.json for ui.perfetto.dev, compare.txt), samples in $db"
+echo "browse it all (runs, boots, comparisons) as a dashboard on this machine: $bs serve --db $db"

@@ -25,6 +25,7 @@ from kernel_pin import (
     pinned_cloud_kernel,
     pinned_rt_kernel,
 )
+from postgres_server import postgres_server  # noqa: F401 - the session's one server, for every test
 from skip_guard import register as register_skip_guard
 from ssh_keys import ssh_test_key
 

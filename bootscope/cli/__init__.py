@@ -63,6 +63,7 @@ COMMANDS: dict[str, Command] = {
     "image": Command("image_cmd", "app", "Build and list bootable Debian system images.", group=True),
     "latency": Command("latency_cmd", "app", "Real-time latency: cyclictest, oslat, rtla.", group=True),
     "target": Command("target_cmd", "app", "Check that a machine over SSH can be measured.", group=True),
+    "serve": Command("serve_cmd", "serve", "Serve the store as a web dashboard (series, alerts, runs)."),
     "worker": Command("worker_cmd", "worker", "Serve boot slots to a Dask scheduler (run --executor)."),
     "fleet": Command(
         "fleet_cmd", "app", "Import the boot logs of many hosts; query and compare them.", group=True

@@ -65,7 +65,9 @@ def revisions(alert: Alert) -> str:
     return first if first == last else f"{first}..{last}"
 
 
-def _moved(alert: Alert) -> str:
+def moved_text(alert: Alert) -> str:
+    """Return what moved most in ``alert`` (its largest shift, in jitters, and how many more), or how
+    long a missing series has been silent."""
     if alert.kind == "missing":
         item = alert.items[0] if alert.items else None
         silent = item.detail.get("silent_s") if item else None
@@ -89,7 +91,7 @@ def alerts_table(alerts: Sequence[Alert]) -> TextTable:
     table = TextTable(tuple(Column(h, right=h == "id", fold=h in ("moved", "revisions")) for h in headers))
     for alert in alerts:
         series = len({item.series for item in alert.items})
-        moved = _moved(alert) + (f", {series} series" if series > 1 else "")
+        moved = moved_text(alert) + (f", {series} series" if series > 1 else "")
         table.add_row(
             str(alert.id),
             alert.state,
@@ -168,7 +170,7 @@ def alert_text(alert: Alert, width_cells: int) -> str:
         "",
     )
     if alert.kind == "missing":
-        lines += paragraph(_moved(alert), width_cells)
+        lines += paragraph(moved_text(alert), width_cells)
     else:
         lines += _fit(items_table(alert), width_cells, _ITEMS_DROPPABLE)
     lines.append("series:")

@@ -23,6 +23,17 @@ def _shift_note(item: ComponentShift) -> str:
 
 def to_html(result: DiffResult, top: int) -> str:
     """Return one self-contained HTML page: the total's verdict, the waterfall, the ranked table."""
+    return (
+        "<!doctype html><html><head><meta charset='utf-8'>"
+        f"<title>bootscope diff: {escape(result.metric)}</title>"
+        "<style>body{font-family:sans-serif;margin:2em}td,th{padding:2px 8px;text-align:right}"
+        f"td:nth-child(3){{text-align:left}}</style></head><body>{diff_fragment(result, top)}</body></html>\n"
+    )
+
+
+def diff_fragment(result: DiffResult, top: int) -> str:
+    """Return the diff as HTML to place in a page: the total's verdict, the waterfall, the
+    sentences and the ``top`` ranked components (every string escaped)."""
     a = result.attribution
     sentences = (*summary_lines(result), *decomposition_lines(result))
     rows = "".join(
@@ -33,14 +44,11 @@ def to_html(result: DiffResult, top: int) -> str:
         for rank, i in enumerate(a.components[:top], start=1)
     )
     return (
-        "<!doctype html><html><head><meta charset='utf-8'>"
-        f"<title>bootscope diff: {escape(result.metric)}</title>"
-        "<style>body{font-family:sans-serif;margin:2em}td,th{padding:2px 8px;text-align:right}"
-        "td:nth-child(3){text-align:left}</style></head><body>"
         f"<h1>What moved {escape(result.metric)}</h1><p>{escape(total_sentence(result))}</p>"
         f"<h2>Waterfall</h2>{waterfall_svg(result)}"
         f"<p>{'<br>'.join(escape(line) for line in sentences)}</p>"
-        "<h2>Components</h2><table><tr><th>#</th><th>kind</th><th>component</th><th>n a/b</th>"
+        "<h2>Components</h2><div class='scroll'><table><tr><th>#</th><th>kind</th><th>component</th>"
+        "<th>n a/b</th>"
         "<th>median a (s)</th><th>median b (s)</th><th>shift b - a [95%]</th><th>q</th><th>share</th></tr>"
-        f"{rows}</table><p>{escape(a.correction)}</p></body></html>\n"
+        f"{rows}</table></div><p>{escape(a.correction)}</p>"
     )

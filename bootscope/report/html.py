@@ -170,15 +170,26 @@ def _present(definitions: Mapping[str, str] | None, names: set[str]) -> dict[str
     return {name: text for name, text in (definitions or {}).items() if name in names}
 
 
-def _page(title: str, body: str, data: Mapping[str, Any]) -> str:
+def _page(title: str, body: str, data: Mapping[str, Any], served: str | None = None) -> str:
+    if served is not None:
+        # Served by `bootscope serve`: the style and scripts are files of its own (cached by the
+        # browser, allowed by its Content-Security-Policy), and its navigation bar comes first.
+        head = (
+            '<link rel="stylesheet" href="/static/report.css">\n'
+            '<link rel="stylesheet" href="/static/dash.css">'
+        )
+        scripts = '<script src="/static/plotly.min.js"></script>\n<script src="/static/report.js"></script>\n'
+        body = served + body
+    else:
+        head = f"<style>\n{_asset('report.css')}\n</style>"
+        scripts = f"<script>\n{plotly_js()}\n</script>\n<script>\n{_asset('report.js')}\n</script>\n"
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{escape(title)}</title>\n<style>\n{_asset('report.css')}\n</style>\n</head>\n<body>\n"
+        f"<title>{escape(title)}</title>\n{head}\n</head>\n<body>\n"
         f"{body}\n"
         f'<script type="application/json" id="bootscope-data">{json_for_script(data)}</script>\n'
-        f"<script>\n{plotly_js()}\n</script>\n<script>\n{_asset('report.js')}\n</script>\n"
-        "</body>\n</html>\n"
+        f"{scripts}</body>\n</html>\n"
     )
 
 
@@ -213,11 +224,13 @@ def render_boot_report(
     others: Sequence[BootView] = (),
     definitions: Mapping[str, str] | None = None,
     title: str = "bootscope report",
+    served: str | None = None,
 ) -> str:
     """Return the HTML text of one boot's report; ``vs`` adds a side-by-side comparison with it.
 
-    ``others`` are further boots of the same input, listed in a table. Never raises on a well-formed
-    ``BootView``; every string from the log is escaped.
+    ``others`` are further boots of the same input, listed in a table. ``served``: the page is one
+    of ``bootscope serve``'s, this HTML (its navigation) first and its assets linked, not inlined.
+    Never raises on a well-formed ``BootView``; every string from the log is escaped.
     """
     heading = f"{title}: {view.label}" + (f" vs {vs.label}" if vs else "")
     body = [f"<header><h1>{escape(heading)}</h1></header>", "<main>"]
@@ -237,7 +250,7 @@ def render_boot_report(
             "b": vs.label,
             "rows": [[r.kind, r.name, r.a_s, r.b_s] for r in rows],
         }
-    return _page(heading, "\n".join(body), data)
+    return _page(heading, "\n".join(body), data, served)
 
 
 def run_data(run: RunView) -> dict[str, Any]:
@@ -263,11 +276,13 @@ def run_data(run: RunView) -> dict[str, Any]:
     }
 
 
-def render_run_report(run: RunView, *, definitions: Mapping[str, str] | None = None) -> str:
+def render_run_report(
+    run: RunView, *, definitions: Mapping[str, str] | None = None, served: str | None = None
+) -> str:
     """Return the HTML text of a run's report: distributions, ECDFs, comparisons, failures, environment.
 
-    When ``run.example`` is set, that boot's timeline, gap chart and log follow. Never raises on a
-    well-formed ``RunView``.
+    When ``run.example`` is set, that boot's timeline, gap chart and log follow. ``served``: as for
+    :func:`render_boot_report`. Never raises on a well-formed ``RunView``.
     """
     body = [f"<header><h1>{escape(run.title)}</h1></header>", "<main>"]
     body.append(tables.environment_table(run.environment))
@@ -294,4 +309,4 @@ def render_run_report(run: RunView, *, definitions: Mapping[str, str] | None = N
     shown = set(run.metrics) | _boot_metric_names([run.example] if run.example else [])
     body.append(tables.definitions_list(_present(definitions, shown)))
     body.append("</main>")
-    return _page(run.title, "\n".join(body), data)
+    return _page(run.title, "\n".join(body), data, served)

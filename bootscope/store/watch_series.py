@@ -215,3 +215,51 @@ def load_series(store: Store, keys: Sequence[str] | None = None) -> Iterator[Ser
             runs = frozenset(row.runs or ())
             fingerprint = row.fingerprint or {}
             yield series_from_arrays(row.key, fingerprint, row.metric, revisions, arrays, runs, row.component)
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesName:
+    """A stored series named without its points: key, metric, component and fingerprint."""
+
+    key: str
+    metric: str
+    component: str
+    fingerprint: Mapping[str, str]
+
+
+def series_names(store: Store) -> list[SeriesName]:
+    """Return every stored series without its points (cheap: no point is read), by metric, component
+    and key. Raises StoreError."""
+    table = schema.watch_series
+    query = sa.select(table.c.key, table.c.metric, table.c.component, table.c.fingerprint).order_by(
+        table.c.metric, table.c.component, table.c.key
+    )
+    with store.reading() as conn:
+        return [
+            SeriesName(row.key, row.metric, row.component, row.fingerprint or {})
+            for row in conn.execute(query)
+        ]
+
+
+def run_labels(store: Store, runs: Sequence[int]) -> dict[int, tuple[Mapping[str, str], str | None]]:
+    """Return, per stored run of ``runs`` that still exists, its ``--meta`` labels and the kernel
+    release its boots name (one of them; None when none does), read in two queries. Raises
+    StoreError."""
+    experiments, boots = schema.experiments, schema.boots
+    wanted = sorted(set(runs))
+    found: dict[int, tuple[Mapping[str, str], str | None]] = {}
+    with store.reading() as conn:
+        for start in range(0, len(wanted), _WRITE_CHUNK):
+            chunk = wanted[start : start + _WRITE_CHUNK]
+            kernels = dict(
+                conn.execute(
+                    sa.select(boots.c.experiment, sa.func.max(boots.c.kernel_release))
+                    .where(boots.c.experiment.in_(chunk))
+                    .group_by(boots.c.experiment)
+                ).all()
+            )
+            for row in conn.execute(
+                sa.select(experiments.c.id, experiments.c.meta).where(experiments.c.id.in_(chunk))
+            ):
+                found[int(row.id)] = (row.meta or {}, kernels.get(row.id))
+    return found

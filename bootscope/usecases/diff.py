@@ -353,3 +353,26 @@ def run_variant_parts(
     if variant not in by_variant:
         raise InputError(f"variant {variant!r} is not in run {run_id} (variants: {', '.join(by_variant)})")
     return variant, by_variant[variant]
+
+
+def diff_stored_sides(db: str, a: str, b: str, *, metric: str, alpha: float, fdr: float) -> DiffResult:
+    """Return the diff of the stored boots ``b`` against ``a``, each ``RUN[:VARIANT]`` (two runs, or
+    two variants of one run), over every component kind. Raises InputError for an unknown metric or
+    variant, the same boots on both sides, or a side with fewer than 2 totals; StoreError for an
+    unknown run."""
+    from bootscope.store import Store  # sqlalchemy: only for stored runs
+
+    definition(metric)
+    kinds = check_kinds(())
+    if not 0 < fdr < 1:
+        raise InputError(f"--fdr must lie between 0 and 1, not {fdr}")
+    with Store.open(db, create=False) as store:
+        name_a, side_a = run_variant_parts(store, a, metric)
+        name_b, side_b = run_variant_parts(store, b, metric)
+    names = (a if ":" in a else f"{a}:{name_a}", b if ":" in b else f"{b}:{name_b}")
+    if names[0] == names[1]:
+        raise InputError(f"{a} and {b} are the same boots: name two runs or two variants")
+    return diff_parts(
+        side_a, side_b, metric=metric, names=names, kinds=kinds, source=f"runs {a} and {b}",
+        alpha=alpha, fdr=fdr,
+    )  # fmt: skip
