@@ -21,7 +21,7 @@ def _run(summary: ExperimentSummary) -> dict[str, Any]:
 
 
 def overview_json(view: Overview) -> dict[str, Any]:
-    """Return the overview as ``{"open_alerts": [alert...], "series_total", "page", "pages",
+    """Return the overview as ``{"open_alerts": [alert...], "series_total", "page", "pages", "query",
     "groups": [{"fingerprint", "series": [{"key", "metric", "unit", "component", "points",
     "last_revision", "last_median", "spark", "alerts"}]}], "running": [run...], "recent": [run...]}``."""
     return {
@@ -29,6 +29,7 @@ def overview_json(view: Overview) -> dict[str, Any]:
         "series_total": view.series_total,
         "page": view.page,
         "pages": view.pages,
+        "query": view.query,
         "groups": [
             {
                 "fingerprint": dict(group.fingerprint),

@@ -8,19 +8,19 @@ allows scripts from its own ``/static/`` only. Links use the ids the store gave,
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from html import escape
-from typing import Any
 from urllib.parse import quote
 
 from bootscope.metrics import unit_of
 from bootscope.report.alerts_out import fingerprint_text, moved_text, revisions
-from bootscope.report.text_cells import clean
+from bootscope.report.web_layout import layout, nav_bar, section, table
+from bootscope.report.web_layout import text as _e
 from bootscope.report.web_svg import series_svg, sparkline_svg
 from bootscope.store.owner import shown_status
 from bootscope.store.records import ExperimentSummary
 from bootscope.store.watch import STATES, Alert
-from bootscope.usecases.dashboard import Overview, SeriesDetail
+from bootscope.usecases.dashboard import Overview, RunsPage, SeriesDetail, SeriesPoint
 
 NAV = (
     ("/", "Overview"),
@@ -31,47 +31,6 @@ NAV = (
 )
 # Longest text shown in a table cell (a label or a revision can be any length).
 CELL_CHARS = 120
-
-
-def _e(text: object, limit: int = CELL_CHARS) -> str:
-    return escape(clean(str(text), limit))
-
-
-def nav_bar(here: str = "") -> str:
-    """Return the navigation bar, the page at ``here`` marked as the current one."""
-    links = "".join(
-        f'<a href="{href}"{" aria-current=page" if href == here else ""}>{name}</a>' for href, name in NAV
-    )
-    return f'<nav class="top"><span class="brand">bootscope</span>{links}</nav>\n'
-
-
-def layout(title: str, body: str, *, here: str = "") -> str:
-    """Return a whole page: the navigation bar (``here`` marked), ``title`` and ``body`` (HTML)."""
-    return (
-        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{_e(title)} · bootscope</title>\n"
-        '<link rel="stylesheet" href="/static/dash.css">\n'
-        '<script src="/static/dash.js" defer></script>\n</head>\n<body>\n'
-        f"{nav_bar(here)}<header><h1>{_e(title, 200)}</h1></header>\n"
-        f"<main>\n{body}\n</main>\n</body>\n</html>\n"
-    )
-
-
-def table(headers: Sequence[str], rows: Iterable[Sequence[str]], *, cls: str = "") -> str:
-    """Return an HTML table in a scrolling box; ``rows`` hold HTML already escaped by the caller."""
-    head = "".join(f"<th>{escape(h)}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows)
-    return (
-        f'<div class="scroll"><table class="{cls}"><thead><tr>{head}</tr></thead>'
-        f"<tbody>{body}</tbody></table></div>"
-    )
-
-
-def section(title: str, inner: str, *, id_: str = "") -> str:
-    """Return a titled section (``title`` escaped, ``inner`` HTML)."""
-    anchor = f' id="{escape(id_)}"' if id_ else ""
-    return f"<section{anchor}><h2>{escape(title)}</h2>{inner}</section>"
 
 
 def _number(value: float | None, unit: str) -> str:
@@ -150,25 +109,33 @@ def overview_page(view: Overview) -> str:
             f'<div class="group"><h3>{_e(fingerprint_text(group.fingerprint, 400), 400)}</h3>'
             f"{table(headers, rows)}</div>"
         )
-    pager = _pager(view.page, view.pages)
+    search = (
+        '<form method="get" action="/" class="filter" role="search"><label>series with every word'
+        f' <input name="q" value="{escape(view.query)}" placeholder="kernel_init_s machine=lab1"'
+        ' maxlength="200"></label> <button>find</button></form>'
+    )
+    pager = _pager(view.page, view.pages, "/", view.query)
     body = (
         "".join(groups)
         or '<p class="none">No series yet: `bootscope watch` builds them from stored runs.</p>'
     )
-    parts.append(section(f"Series ({view.series_total}), by fingerprint", body + pager, id_="series"))
+    parts.append(
+        section(f"Series ({view.series_total}), by fingerprint", search + body + pager, id_="series")
+    )
     parts.append(section("Latest runs", table(RUN_HEADERS, _run_rows(view.recent)), id_="recent"))
     return layout("Boot time", "".join(parts), here="/")
 
 
-def _pager(page: int, pages: int) -> str:
+def _pager(page: int, pages: int, path: str = "/", query: str = "") -> str:
     if pages <= 1:
         return ""
+    also = f"&amp;q={quote(query)}" if query else ""
     links = []
     if page > 1:
-        links.append(f'<a href="/?page={page - 1}">previous</a>')
+        links.append(f'<a href="{path}?page={page - 1}{also}">previous</a>')
     links.append(f"page {page} of {pages}")
     if page < pages:
-        links.append(f'<a href="/?page={page + 1}">next</a>')
+        links.append(f'<a href="{path}?page={page + 1}{also}">next</a>')
     return f'<p class="pager">{" · ".join(links)}</p>'
 
 
@@ -197,8 +164,9 @@ def series_page(detail: SeriesDetail) -> str:
             _number(p.median, unit),
             "-" if p.ci is None else f"{_number(p.ci[0], unit)} to {_number(p.ci[1], unit)}",
             " ".join(f'<a href="/runs/{r}">{r}</a>' for r in p.runs) or "-",
+            _against_previous(previous, p),
         ]
-        for p in reversed(detail.points)
+        for previous, p in reversed(list(zip((None, *detail.points[:-1]), detail.points, strict=True)))
     ]
     body = [
         section(
@@ -212,9 +180,19 @@ def series_page(detail: SeriesDetail) -> str:
         body.append(section("Alerts", table(("alert", "kind", "state", "step at"), marks)))
     body.append(section("Fingerprint", facts))
     body.append(
-        section("Points, newest first", table(("revision", "boots", "median", "95% interval", "runs"), rows))
+        section(
+            "Points, newest first",
+            table(("revision", "boots", "median", "95% interval", "runs", "what moved"), rows),
+        )
     )
     return layout(title, "".join(body))
+
+
+def _against_previous(previous: SeriesPoint | None, point: SeriesPoint) -> str:
+    if previous is None or not previous.runs or not point.runs:
+        return "-"
+    href = f"/compare?a={previous.runs[0]}&amp;b={point.runs[0]}"
+    return f'<a href="{href}">against {_e(previous.revision, 40)}</a>'
 
 
 def alerts_page(alerts: Sequence[Alert], state: str | None) -> str:
@@ -300,94 +278,35 @@ def alert_page(alert: Alert, bisect_command: str) -> str:
     return layout(f"Alert {alert.id}: {alert.kind}", "".join(body), here="/alerts")
 
 
-def runs_page(runs: Sequence[ExperimentSummary]) -> str:
-    """Return every stored run, newest first."""
-    inner = table(RUN_HEADERS, _run_rows(list(reversed(runs)))) if runs else '<p class="none">No run.</p>'
-    return layout("Runs", section(f"{len(runs)} runs", inner), here="/runs")
-
-
-def compare_page(a: str, b: str, metric: str, metrics: Sequence[str], result_html: str, error: str) -> str:
-    """Return the comparison form (two ``RUN[:VARIANT]`` and a metric) and, below it, the diff
-    (``result_html``, rendered by the diff's own HTML renderer) or the one-line ``error``."""
-    options = "".join(
-        f'<option value="{escape(m)}"{" selected" if m == metric else ""}>{escape(m)}</option>'
-        for m in metrics
+def runs_page(view: RunsPage) -> str:
+    """Return one page of the stored runs, newest first, with a pager."""
+    inner = (
+        table(RUN_HEADERS, _run_rows(list(reversed(view.runs))))
+        if view.runs
+        else '<p class="none">No run.</p>'
     )
-    form = (
-        '<form method="get" action="/compare" class="filter">'
-        f'<label>a <input name="a" value="{escape(a)}" placeholder="RUN:VARIANT" maxlength="80"></label> '
-        f'<label>b <input name="b" value="{escape(b)}" placeholder="RUN:VARIANT" maxlength="80"></label> '
-        f'<label>metric <select name="metric">{options}</select></label> <button>compare</button></form>'
-    )
-    parts = [section("Compare two runs or two variants", form)]
-    if error:
-        parts.append(f'<p class="error" role="alert">{_e(error, 400)}</p>')
-    if result_html:
-        parts.append(f'<section id="diff">{result_html}</section>')
-    return layout("Compare", "".join(parts), here="/compare")
+    pager = _pager(view.page, view.pages, "/runs")
+    return layout("Runs", section(f"{view.total} runs", inner + pager), here="/runs")
 
 
-def _cell(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    if isinstance(value, list) and len(value) == 2:
-        return f"{_cell(value[0])} to {_cell(value[1])}" if value[0] is not None else "-"
-    return "-" if value is None else _e(value)
-
-
-def json_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> str:
-    """Return ``rows`` (objects of a JSON document) as a table of ``columns``."""
-    return table(columns, [[_cell(row.get(c)) for c in columns] for row in rows])
-
-
-def fleet_page(
-    metric: str, by: str, summary: Mapping[str, Any] | None, outliers: Mapping[str, Any] | None, error: str
-) -> str:
-    """Return the fleet summary and outliers of ``metric`` by the fields ``by`` (the same documents
-    as ``fleet summary`` and ``fleet outliers --format json``), or the one-line ``error``."""
-    form = (
-        '<form method="get" action="/fleet" class="filter">'
-        f'<label>metric <input name="metric" value="{escape(metric)}" maxlength="64"></label> '
-        f'<label>by <input name="by" value="{escape(by)}" placeholder="kernel_series,arch" '
-        'maxlength="200"></label> '
-        "<button>show</button></form>"
-    )
-    parts = [section("Fleet", form)]
-    if error:
-        parts.append(f'<p class="error" role="alert">{_e(error, 400)}</p>')
-    if summary is not None:
-        fields = [str(f) for f in summary.get("by", [])]
-        columns = [*fields, "n", "ok", "failed", "incomplete", "p50", "p50_ci", "p90", "p99", "failed_rate"]
-        parts.append(
-            section(f"Summary of {metric}", json_table(summary.get("groups", []), columns), id_="summary")
-        )
-    if outliers is not None:
-        rows = outliers.get("outliers", [])
-        columns = list(rows[0].keys()) if rows else ["value"]
-        inner = json_table(rows, columns) if rows else '<p class="none">No outlier.</p>'
-        parts.append(section("Outliers", inner, id_="outliers"))
-    return layout("Fleet", "".join(parts), here="/fleet")
-
-
-def boots_nav(run_id: int, boots: Sequence[tuple[int, str, str]]) -> str:
-    """Return the served run page's first part: the navigation bar and every boot of run
-    ``run_id`` (index, variant, outcome) as a link to its own page, with the form that compares
-    this run's variants."""
+def boots_nav(run_id: int, variants: Sequence[str], boots: Sequence[tuple[int, str, str]]) -> str:
+    """Return the served run page's first part: the navigation bar, a link per variant after the
+    first to what moved against it (the compare page), and every boot of run ``run_id`` (index,
+    variant, outcome) as a link to its own page."""
     links = " ".join(
         f'<a class="boot {escape(outcome)}" href="/runs/{run_id}/boots/{index}" '
         f'title="{_e(variant)}: {_e(outcome)}">{index}</a>'
         for index, variant, outcome in boots
     )
+    moved = " · ".join(
+        f'<a class="moved" href="/compare?a={run_id}:{quote(variants[0])}&amp;b={run_id}:{quote(v)}">'
+        f"{_e(v)} against {_e(variants[0])}</a>"
+        for v in variants[1:]
+    )
+    what_moved = f"<p>What moved: {moved}</p>" if moved else ""
     return (
         nav_bar("/runs") + f'<div class="served"><section id="boots"><h2>Boots of run {run_id}</h2>'
+        f"{what_moved}"
         f'<p class="hint">Each boot opens its timeline and console.</p><p class="boot-links">{links}</p>'
         "</section></div>\n"
     )
-
-
-def error_page(status: int, message: str) -> str:
-    """Return the page of a refused or failed request: its status and one line."""
-    what = {400: "Bad request", 403: "Refused", 404: "Not found", 503: "Store unavailable"}.get(
-        status, "Error"
-    )
-    return layout(f"{status} {what}", f'<p class="error" role="alert">{_e(message, 400)}</p>')

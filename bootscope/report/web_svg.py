@@ -114,3 +114,42 @@ def series_svg(points: Sequence[SeriesPoint], alerts: Sequence[AlertMark], unit:
         parts.append(f'<a href="/runs/{point.runs[0]}">{dot}</a>' if point.runs else dot)
     parts.append("</svg>")
     return "".join(parts)
+
+
+def quantiles_svg(rows: Sequence[tuple[str, float | None, float | None, float | None]], unit: str) -> str:
+    """Return one line per group on a shared axis: a dot at its p50, a tick at its p90, the line
+    running on to its p99 (``rows``: label, p50, p90, p99 in ``unit``; a group without a p50 is left
+    out). An empty string when no group has one."""
+    drawn = [(label, p50, p90, p99) for label, p50, p90, p99 in rows if p50 is not None]
+    if not drawn:
+        return ""
+    ends = [v for _, p50, p90, p99 in drawn for v in (p50, p90, p99) if v is not None]
+    low, high = _range([min(ends), max(ends)])
+    row_px, label_px, width = 22, 220, CHART_WIDTH_PX
+    height = row_px * len(drawn) + _MARGIN_BOTTOM_PX
+
+    def x(v: float) -> float:
+        return label_px + (v - low) / (high - low) * (width - label_px - 12)
+
+    parts = [
+        f'<svg class="quantiles" role="img" aria-label="p50, p90 and p99 per group" '
+        f'viewBox="0 0 {width} {height}">'
+    ]
+    for i, (label, p50, p90, p99) in enumerate(drawn):
+        cy = row_px * i + row_px / 2
+        parts.append(f'<text class="label" x="4" y="{cy + 4:.1f}">{escape(label[:32])}</text>')
+        if p99 is not None:
+            parts.append(
+                f'<line class="tail" x1="{x(p50):.1f}" x2="{x(p99):.1f}" y1="{cy:.1f}" y2="{cy:.1f}"/>'
+            )
+        if p90 is not None:
+            parts.append(
+                f'<line class="p90" x1="{x(p90):.1f}" x2="{x(p90):.1f}" y1="{cy - 6:.1f}" y2="{cy + 6:.1f}"/>'
+            )
+        parts.append(f'<circle class="p50" cx="{x(p50):.1f}" cy="{cy:.1f}" r="4"/>')
+    for tick in _ticks(low, high):
+        parts.append(
+            f'<text class="tick" x="{x(tick):.1f}" y="{height - 6}" text-anchor="middle">{tick:.4g}</text>'
+        )
+    parts.append(f'<text class="unit" x="4" y="{height - 6}">{escape(unit)}</text></svg>')
+    return "".join(parts)

@@ -17,9 +17,8 @@ from bootscope.report.html import boot_data, run_data
 from bootscope.report.runs_out import runs_json
 from bootscope.report.web_json import overview_json, series_json
 from bootscope.serve.context import Served, answer_json, param, path_id, token_ok
-from bootscope.serve.queries import fleet_documents, page_number, series_key
+from bootscope.serve.queries import DiffCache, fleet_documents, page_number, series_key
 from bootscope.usecases.dashboard import overview, series_detail, served_run
-from bootscope.usecases.diff import diff_stored_sides
 from bootscope.usecases.runs import list_runs
 from bootscope.usecases.views import boot_view
 from bootscope.usecases.watch.alerts import list_alerts, show_alert, triage_alert
@@ -30,13 +29,16 @@ MAX_NOTE_CHARS = 2000
 class Api:
     """The JSON handlers of one server."""
 
-    def __init__(self, served: Served) -> None:
-        """``served``: the server's store and settings."""
+    def __init__(self, served: Served, diffs: DiffCache) -> None:
+        """``served``: the server's store and settings; ``diffs``: the diffs it keeps."""
         self.served = served
+        self.diffs = diffs
 
     def overview(self, request: Request) -> Response:
         """The overview page's data."""
-        return answer_json(overview_json(overview(self.served.db, page_number(request))))
+        return answer_json(
+            overview_json(overview(self.served.db, page_number(request), param(request, "q", limit=200)))
+        )
 
     def series(self, request: Request) -> Response:
         """One series point by point."""
@@ -105,7 +107,7 @@ class Api:
         if not a or not b:
             raise InputError("give a=RUN[:VARIANT] and b=RUN[:VARIANT]")
         metric = param(request, "metric", DEFAULT_METRIC, limit=64)
-        result = diff_stored_sides(self.served.db, a, b, metric=metric, alpha=self.served.alpha, fdr=0.05)
+        result = self.diffs.diff(self.served, a, b, metric)
         return answer_json(json.loads(diff_json(result)))
 
     def fleet(self, request: Request) -> Response:

@@ -18,6 +18,7 @@ from bootscope.serve.api import Api
 from bootscope.serve.context import Served, failure, guarded, guarded_async
 from bootscope.serve.guard import LOOPBACK_NAMES, Guard
 from bootscope.serve.pages import Pages
+from bootscope.serve.queries import DiffCache
 
 # The files under /static/: the dashboard's and the report's own, and Plotly from its package.
 ASSETS = {
@@ -52,7 +53,8 @@ def _static(request: Request) -> Response:
 def make_app(served: Served) -> Starlette:
     """Return the dashboard over ``served``'s store (without the :class:`Guard`: see
     :func:`guarded_app`)."""
-    pages, api = Pages(served), Api(served)
+    diffs = DiffCache()
+    pages, api = Pages(served, diffs), Api(served, diffs)
 
     def page(path: str, handler: object) -> Route:
         return Route(path, guarded(handler, as_json=False), methods=["GET"])  # type: ignore[arg-type]

@@ -90,7 +90,7 @@ def failure(request: Request, error: Exception, *, as_json: bool) -> Response:
         status, text = 500, "internal error: the server's log says more"
     if as_json:
         return JSONResponse({"error": text}, status_code=status)
-    from bootscope.report.web_pages import error_page
+    from bootscope.report.web_layout import error_page
 
     return HTMLResponse(error_page(status, text), status_code=status)
 

@@ -7,14 +7,12 @@ from starlette.responses import HTMLResponse, Response
 
 from bootscope.errors import InputError
 from bootscope.metrics import DEFAULT_METRIC, DEFINITIONS
-from bootscope.report import web_pages
+from bootscope.report import web_layout, web_pages, web_tools
 from bootscope.report.diff_html import diff_fragment
 from bootscope.report.html import render_boot_report, render_run_report
 from bootscope.serve.context import Served, param, path_id
-from bootscope.serve.queries import alert_bisect_command, fleet_documents, page_number, series_key
-from bootscope.usecases.dashboard import overview, series_detail, served_run
-from bootscope.usecases.diff import diff_stored_sides
-from bootscope.usecases.runs import list_runs
+from bootscope.serve.queries import DiffCache, alert_bisect_command, fleet_documents, page_number, series_key
+from bootscope.usecases.dashboard import overview, runs_page, series_detail, served_run
 from bootscope.usecases.views import boot_view
 from bootscope.usecases.watch.alerts import list_alerts, show_alert
 
@@ -25,13 +23,14 @@ DIFF_TOP = 15
 class Pages:
     """The HTML handlers of one server."""
 
-    def __init__(self, served: Served) -> None:
-        """``served``: the server's store and settings."""
+    def __init__(self, served: Served, diffs: DiffCache) -> None:
+        """``served``: the server's store and settings; ``diffs``: the diffs it keeps."""
         self.served = served
+        self.diffs = diffs
 
     def overview(self, request: Request) -> Response:
         """The overview: open alerts, runs in progress, one page of series, the latest runs."""
-        view = overview(self.served.db, page_number(request))
+        view = overview(self.served.db, page_number(request), param(request, "q", limit=200))
         return HTMLResponse(web_pages.overview_page(view))
 
     def series(self, request: Request) -> Response:
@@ -51,20 +50,20 @@ class Pages:
 
     def runs(self, request: Request) -> Response:
         """Every stored run."""
-        return HTMLResponse(web_pages.runs_page(list_runs(self.served.db)))
+        return HTMLResponse(web_pages.runs_page(runs_page(self.served.db, page_number(request))))
 
     def run(self, request: Request) -> Response:
         """One run: the report `bootscope report --run` writes, its boots listed first."""
         run_id = path_id(request, "run")
         found = served_run(self.served.db, run_id, self.served.alpha)
-        nav = web_pages.boots_nav(run_id, found.boots)
+        nav = web_pages.boots_nav(run_id, found.view.variants, found.boots)
         return HTMLResponse(render_run_report(found.view, definitions=DEFINITIONS, served=nav))
 
     def boot(self, request: Request) -> Response:
         """One boot: its timeline, phases, initcalls, gaps and console, searchable."""
         run_id, index = path_id(request, "run"), path_id(request, "index")
         view = boot_view(None, str(run_id), self.served.db, index, "auto")
-        nav = web_pages.nav_bar("/runs") + f'<p class="served"><a href="/runs/{run_id}">run {run_id}</a></p>'
+        nav = web_layout.nav_bar("/runs") + f'<p class="served"><a href="/runs/{run_id}">run {run_id}</a></p>'
         page = render_boot_report(view, definitions=DEFINITIONS, title=f"run {run_id}", served=nav)
         return HTMLResponse(page)
 
@@ -75,13 +74,11 @@ class Pages:
         result_html, error = "", ""
         if a and b:
             try:
-                result = diff_stored_sides(
-                    self.served.db, a, b, metric=metric, alpha=self.served.alpha, fdr=0.05
-                )
+                result = self.diffs.diff(self.served, a, b, metric)
                 result_html = diff_fragment(result, DIFF_TOP)
             except InputError as problem:
                 error = str(problem)
-        return HTMLResponse(web_pages.compare_page(a, b, metric, sorted(DEFINITIONS), result_html, error))
+        return HTMLResponse(web_tools.compare_page(a, b, metric, sorted(DEFINITIONS), result_html, error))
 
     def fleet(self, request: Request) -> Response:
         """The fleet's summary and outliers by the fields asked for."""
@@ -92,4 +89,4 @@ class Pages:
             error = ""
         except InputError as problem:
             summary, outliers, error = None, None, str(problem)
-        return HTMLResponse(web_pages.fleet_page(metric, by, summary, outliers, error))
+        return HTMLResponse(web_tools.fleet_page(metric, by, summary, outliers, error))

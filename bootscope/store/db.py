@@ -279,23 +279,36 @@ class Store:
                 raise StoreLookupError(f"{self.name}: {what} (see `bootscope runs`)")
             return self._experiment_from_row(conn, row)
 
-    def list_experiments(self) -> list[ExperimentSummary]:
-        """Return every experiment, oldest first, with its boot counts; raises StoreError."""
+    def experiment_ids(self, *, status: str | None = None, newest: int | None = None) -> list[int]:
+        """Return the experiments' ids, oldest first: those stored with ``status`` only, when given,
+        and only the ``newest`` ones, when given (no boot is read). Raises StoreError."""
+        table = schema.experiments
+        query = sa.select(table.c.id).order_by(table.c.id.desc())
+        if status is not None:
+            query = query.where(table.c.status == status)
+        if newest is not None:
+            query = query.limit(newest)
+        with self._guard("reading"), self._engine.connect() as conn:
+            return sorted(int(row[0]) for row in conn.execute(query))
+
+    def list_experiments(self, ids: Sequence[int] | None = None) -> list[ExperimentSummary]:
+        """Return every experiment (those of ``ids`` only, when given: their boots alone are
+        counted), oldest first, with its boot counts; raises StoreError."""
         boots = schema.boots
         final = sa.not_(boots.c.superseded)
-        counts = (
-            sa.select(
-                boots.c.experiment,
-                sa.func.count().label("boots"),
-                sa.func.sum(sa.case((sa.and_(final, boots.c.outcome == "ok"), 1), else_=0)).label("ok"),
-                sa.func.sum(sa.case((sa.and_(final, boots.c.outcome != "ok"), 1), else_=0)).label("failed"),
-            )
-            .group_by(boots.c.experiment)
-            .subquery()
-        )
+        counts = sa.select(
+            boots.c.experiment,
+            sa.func.count().label("boots"),
+            sa.func.sum(sa.case((sa.and_(final, boots.c.outcome == "ok"), 1), else_=0)).label("ok"),
+            sa.func.sum(sa.case((sa.and_(final, boots.c.outcome != "ok"), 1), else_=0)).label("failed"),
+        ).group_by(boots.c.experiment)
+        query = sa.select(schema.experiments).order_by(schema.experiments.c.id)
+        if ids is not None:
+            counts = counts.where(boots.c.experiment.in_(list(ids)))
+            query = query.where(schema.experiments.c.id.in_(list(ids)))
         with self._guard("reading"), self._engine.connect() as conn:
-            rows = conn.execute(sa.select(schema.experiments).order_by(schema.experiments.c.id)).all()
-            by_id = {r.experiment: r for r in conn.execute(sa.select(counts)).all()}
+            rows = conn.execute(query).all()
+            by_id = {r.experiment: r for r in conn.execute(counts).all()}
             summaries = []
             for row in rows:
                 count = by_id.get(row.id)

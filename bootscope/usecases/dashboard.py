@@ -31,6 +31,8 @@ SPARK_POINTS = 60
 SERIES_PER_PAGE = 50
 # Runs listed as recent on the overview.
 RECENT_RUNS = 10
+# Runs per page of the runs page.
+RUNS_PER_PAGE = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +71,7 @@ class Overview:
     pages: int
     running: tuple[ExperimentSummary, ...]
     recent: tuple[ExperimentSummary, ...]
+    query: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,20 +148,30 @@ def _page_names(names: Sequence[SeriesName], alerted: Mapping[str, object], page
     return ordered[start : start + SERIES_PER_PAGE]
 
 
-def overview(db: str, page: int = 1) -> Overview:
-    """Return the overview of ``db``: its open alerts, page ``page`` (1-based) of its series, and its
-    runs in progress and latest runs. Raises StoreLookupError for a page past the last (page 1 of a
-    store without series is empty, not missing), StoreError."""
+def _matches(name: SeriesName, words: Sequence[str]) -> bool:
+    text = " ".join(
+        [name.key, name.metric, name.component, *(f"{k}={v}" for k, v in name.fingerprint.items())]
+    )
+    return all(word in text.lower() for word in words)
+
+
+def overview(db: str, page: int = 1, query: str = "") -> Overview:
+    """Return the overview of ``db``: its open alerts, page ``page`` (1-based) of its series (only
+    those whose key, metric, component or ``field=value`` of their fingerprint hold every word of
+    ``query``, in any case), and its runs in progress and latest runs. Raises StoreLookupError for a
+    page past the last (page 1 of a store without series is empty, not missing), StoreError."""
+    words = query.lower().split()
     with Store.open(db, create=False) as store:
         alerts = [a for a in reversed(load_alerts(store)) if a.state in OPEN_STATES]
         alerted = _open_by_series(alerts)
-        names = series_names(store)
+        names = [n for n in series_names(store) if _matches(n, words)] if words else series_names(store)
         pages = max(1, -(-len(names) // SERIES_PER_PAGE))
         if not 1 <= page <= pages:
             raise StoreLookupError(f"{store.name}: no page {page} of series (there are {pages})")
         shown = _page_names(names, alerted, page)
         loaded = {s.key: s for s in load_series(store, [n.key for n in shown])}
-        experiments = store.list_experiments()
+        wanted = {*store.experiment_ids(status="running"), *store.experiment_ids(newest=RECENT_RUNS)}
+        experiments = store.list_experiments(sorted(wanted))
     lines = [_line(loaded[n.key], alerted.get(n.key, ())) for n in shown if n.key in loaded]
     return Overview(
         open_alerts=tuple(alerts),
@@ -167,7 +180,8 @@ def overview(db: str, page: int = 1) -> Overview:
         page=page,
         pages=pages,
         running=tuple(e for e in experiments if shown_status(e.experiment).startswith("running")),
-        recent=tuple(reversed(experiments[-RECENT_RUNS:])),
+        recent=tuple(reversed(experiments))[:RECENT_RUNS],
+        query=query,
     )
 
 
@@ -248,3 +262,27 @@ def served_run(db: str, run_id: int, alpha: float) -> ServedRun:
         view = run_view(store, str(run_id), alpha)
         boots = tuple((b.index, b.variant, b.outcome) for b in store.boots(run_id) if not b.superseded)
     return ServedRun(view, boots)
+
+
+@dataclass(frozen=True, slots=True)
+class RunsPage:
+    """One page of the stored runs, newest first, and how many runs and pages there are."""
+
+    runs: tuple[ExperimentSummary, ...]
+    total: int
+    page: int
+    pages: int
+
+
+def runs_page(db: str, page: int = 1) -> RunsPage:
+    """Return page ``page`` (1-based, ``RUNS_PER_PAGE`` runs, newest first) of ``db``'s runs with
+    their boot counts (only that page's boots are counted). Raises StoreLookupError for a page past
+    the last, StoreError."""
+    with Store.open(db, create=False) as store:
+        ids = store.experiment_ids()
+        pages = max(1, -(-len(ids) // RUNS_PER_PAGE))
+        if not 1 <= page <= pages:
+            raise StoreLookupError(f"{store.name}: no page {page} of runs (there are {pages})")
+        newest_first = ids[::-1][(page - 1) * RUNS_PER_PAGE : page * RUNS_PER_PAGE]
+        runs = store.list_experiments(newest_first)
+    return RunsPage(tuple(reversed(runs)), len(ids), page, pages)

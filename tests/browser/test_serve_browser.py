@@ -119,9 +119,15 @@ def test_click_through_the_dashboard(browser: Any, served_url: str, artifacts: P
     page.wait_for_selector("#diff svg")
     assert "What moved kernel_init_s" in (page.locator("#diff").text_content() or "")
     assert drawn(page.screenshot(path=str(artifacts / "serve-compare.png"), full_page=True)) > 8
+    # The run page's own link to what moved between its variants: the same comparison.
+    page.goto(served_url + "/runs/1")
+    page.locator("a.moved").click()
+    page.wait_for_selector("#diff svg")
+    assert "kernel_init_s: 1:smp4" in (page.locator("#diff").text_content() or "")
     # The fleet by kernel series: one row per series imported.
     page.goto(served_url + "/fleet?by=kernel_series")
     assert page.locator("#summary tbody tr").count() == 2
+    assert page.locator("#summary svg.quantiles circle.p50").count() == 2
     # The one error: the browser's own note of the refused triage.
     assert [e for e in tab.errors if "403 (Forbidden)" not in e] == [], tab.errors
     assert len(tab.errors) <= 1 and tab.dialogs == [] and tab.elsewhere == []

@@ -21,7 +21,7 @@ import dashboard_store
 from cli_here import run_in_process, run_json
 from served import serving
 
-from bootscope.store import Store
+from bootscope.store import BootRecord, Store
 
 
 @pytest.fixture(scope="module")
@@ -232,3 +232,40 @@ def test_readers_keep_reading_while_a_run_writes(url: str, store_db: str) -> Non
     assert not errors, errors
     assert seen and all(before <= n <= before + 8 for n in seen)
     assert len(_get(url, "/api/runs").json()) == before + 8
+
+
+def test_a_comparison_is_kept_until_one_of_its_runs_changes(url: str, store_db: str) -> None:
+    path = "/compare?a=1:smp1&b=1:smp4"
+    first = _get(url, path).text
+    # 6 boots of each variant from the real logs (the failed one does not count).
+    assert "kernel_init_s: 1:smp4 (6) vs 1:smp1 (6)" in first
+    assert _get(url, "/api/compare?a=1:smp1&b=1:smp4").json()["variant"] == "1:smp4"
+    assert _get(url, path).text == first
+    with Store.open(store_db) as store:
+        boots = store.boots(1)
+        log = store.boot_log(1, next(b.index for b in boots if b.variant == "smp4" and b.outcome == "ok"))
+        record = BootRecord(
+            variant="smp4", index=max(b.index for b in boots) + 1, warmup=False, outcome="ok",
+            metrics={"kernel_init_s": 3.0}, kernel_release="6.1.0-56-cloud-amd64",
+        )  # fmt: skip
+        store.record_boot(1, record, list(log))
+    assert "kernel_init_s: 1:smp4 (7) vs 1:smp1 (6)" in _get(url, path).text
+
+
+def test_the_runs_page_is_paged(url: str) -> None:
+    page = _get(url, "/runs").text
+    assert page.count('<a href="/runs/') >= dashboard_store.REVISIONS + 1
+    assert _get(url, "/runs?page=2").status_code == 404
+
+
+def test_the_overview_finds_series_by_their_words(url: str) -> None:
+    every = _get(url, "/api/overview").json()
+    (alert,) = every["open_alerts"]
+    key = alert["items"][0]["series"]
+    found = _get(url, "/api/overview?q=MACHINE=lab1+kernel_init_s").json()
+    assert [s["key"] for g in found["groups"] for s in g["series"]] == [key]
+    assert found["series_total"] == 1 < every["series_total"]
+    none = _get(url, "/api/overview?q=no-such-machine").json()
+    assert none["series_total"] == 0 and none["groups"] == []
+    page = _get(url, "/?q=%3Cscript%3E").text
+    assert 'value="&lt;script&gt;"' in page
