@@ -6,7 +6,9 @@ STORE is any bootscope store; the figures in RESULTS.md come from the store `ben
 --dir DIR` leaves (10,000 series of 1,000 points, their alerts, the runs it stored), with the real
 run of tests/serve/dashboard_store.py added for the run, boot and compare pages. The server is started
 as a user starts it (`bootscope serve --port 0`), asked over HTTP by one client at a time: each path
-``--repeat`` times after one warm-up, the median and 95th percentile of the answer's wall time; a
+``--repeat`` times after a first request (timed apart: the server keeps a diff and a fleet answer
+until the store changes, so the first pays for them), the median and 95th percentile of the answer's
+wall time; a
 page's weight is its gzipped HTML plus every asset it loads (as a browser with an empty cache would
 fetch them, gzipped as the server sends them).
 """
@@ -46,6 +48,7 @@ def main() -> None:
 
     from bench.results import write_section
     from bootscope.store import Store
+    from bootscope.store.fleet import fleet_state
     from bootscope.store.watch import load_alerts
     from bootscope.store.watch_series import series_names
 
@@ -57,6 +60,7 @@ def main() -> None:
         run = store_real_run(store)
         names = series_names(store)
         alerts = load_alerts(store)
+        fleet_boots = fleet_state(store)[1]
     key = names[len(names) // 2].key
     alert = alerts[len(alerts) // 2].id if alerts else 1
     paths = {
@@ -76,7 +80,7 @@ def main() -> None:
         "/api/runs": (),
         f"/api/runs/{run}/boots/1": (),
     }
-    if args.fleet_boots:
+    if fleet_boots:
         paths["/fleet?by=model,kernel"] = ASSETS_OF_DASHBOARD
         paths["/api/fleet?by=model"] = ()
     rows = []
@@ -88,7 +92,9 @@ def main() -> None:
             for a in {*ASSETS_OF_REPORT, *ASSETS_OF_DASHBOARD}
         }
         for path, assets in paths.items():
-            client.get(path, timeout=900)  # warm-up: a fleet's first query writes its Parquet copy
+            started = time.perf_counter()
+            client.get(path, timeout=900)  # the first: a fleet's writes its Parquet copy, answers are kept
+            first_ms = (time.perf_counter() - started) * 1000
             times_ms = []
             for _ in range(args.repeat):
                 started = time.perf_counter()
@@ -97,12 +103,15 @@ def main() -> None:
                 assert answer.status_code == 200, (path, answer.status_code, answer.text[:200])
             wire = answer.num_bytes_downloaded
             weight_kib = (wire + sum(asset_bytes[a] for a in assets)) / 1024
-            rows.append((path, statistics.median(times_ms), _p95(times_ms), weight_kib))
-            print(f"{path}: median {rows[-1][1]:.0f} ms, p95 {rows[-1][2]:.0f} ms, {weight_kib:.0f} KiB")
+            rows.append((path, first_ms, statistics.median(times_ms), _p95(times_ms), weight_kib))
+            print(
+                f"{path}: first {first_ms:.0f} ms, median {rows[-1][2]:.0f} ms, p95 {rows[-1][3]:.0f} ms,"
+                f" {weight_kib:.0f} KiB"
+            )
     if args.no_record:
         return
     shown = args.db if "://" in args.db else Path(args.db).name
-    table = "\n".join(f"| `{p}` | {m:.0f} | **{q:.0f}** | {w:,.0f} |" for p, m, q, w in rows)
+    table = "\n".join(f"| `{p}` | {f:,.0f} | {m:.0f} | **{q:.0f}** | {w:,.0f} |" for p, f, m, q, w in rows)
     write_section(
         "serve: every page timed (issue 28, `bench/serve_bench.py`)",
         "## serve: every page timed (issue 28, `bench/serve_bench.py`)\n\n"
@@ -110,11 +119,21 @@ def main() -> None:
         f" --fleet-boots {args.fleet_boots}`,"
         f" {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC, this 2-core machine; the store: {len(names)}"
         f" series, {len(alerts)} alerts (from `bench.watch_bench --dir`), one real run of 13 boots,"
-        f" {args.fleet_boots:,} fleet boots (`bench.fleet_bench`'s synthetic fill)."
+        f" {fleet_boots:,} fleet boots (`bench.fleet_bench`'s synthetic fill)."
         " One client,"
         " answers gzipped. Weight: the answer plus every asset the page loads, gzipped, empty cache."
         " Target: every answer under 300 ms at the 95th percentile, every page under 2 MB.\n\n"
-        "| path | median ms | p95 ms | weight KiB |\n| --- | --- | --- | --- |\n" + table + "\n",
+        "| path | first ms | median ms | p95 ms | weight KiB |\n| --- | --- | --- | --- | --- |\n"
+        + table
+        + "\n\n"
+        "- Not met: the first comparison of two runs and the first fleet query after an import (a diff"
+        " reads and analyses each boot's log, about 50 ms a boot; a fleet query scans every fleet boot in"
+        " DuckDB): both are kept until a run or the fleet changes, so the repeats are answered in tens of"
+        " milliseconds, but the first asker waits.\n"
+        "- The run and boot pages weigh what Plotly weighs (1.4 MiB gzipped, fetched once and cached for an"
+        " hour); the dashboard's own pages draw their charts as inline SVG and weigh tens of KiB.\n"
+        "- The store's runs are few (the real run and the watch bench's); a store of many runs is paged"
+        " (100 a page), each page counting only its own runs' boots.\n",
     )
 
 

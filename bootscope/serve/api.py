@@ -17,7 +17,7 @@ from bootscope.report.html import boot_data, run_data
 from bootscope.report.runs_out import runs_json
 from bootscope.report.web_json import overview_json, series_json
 from bootscope.serve.context import Served, answer_json, param, path_id, token_ok
-from bootscope.serve.queries import DiffCache, fleet_documents, page_number, series_key
+from bootscope.serve.queries import Answers, page_number, series_key
 from bootscope.usecases.dashboard import overview, series_detail, served_run
 from bootscope.usecases.runs import list_runs
 from bootscope.usecases.views import boot_view
@@ -29,10 +29,10 @@ MAX_NOTE_CHARS = 2000
 class Api:
     """The JSON handlers of one server."""
 
-    def __init__(self, served: Served, diffs: DiffCache) -> None:
-        """``served``: the server's store and settings; ``diffs``: the diffs it keeps."""
+    def __init__(self, served: Served, answers: Answers) -> None:
+        """``served``: the server's store and settings; ``answers``: the costly answers it keeps."""
         self.served = served
-        self.diffs = diffs
+        self.answers = answers
 
     def overview(self, request: Request) -> Response:
         """The overview page's data."""
@@ -107,11 +107,11 @@ class Api:
         if not a or not b:
             raise InputError("give a=RUN[:VARIANT] and b=RUN[:VARIANT]")
         metric = param(request, "metric", DEFAULT_METRIC, limit=64)
-        result = self.diffs.diff(self.served, a, b, metric)
+        result = self.answers.diff(self.served, a, b, metric)
         return answer_json(json.loads(diff_json(result)))
 
     def fleet(self, request: Request) -> Response:
         """`fleet summary` and `fleet outliers --format json`: ``{"summary", "outliers"}``."""
         metric = param(request, "metric", DEFAULT_METRIC, limit=64)
-        summary, outliers = fleet_documents(self.served.db, metric, param(request, "by", limit=200))
+        summary, outliers = self.answers.fleet(self.served, metric, param(request, "by", limit=200))
         return answer_json({"summary": summary, "outliers": outliers})

@@ -18,7 +18,7 @@ from bootscope.serve.api import Api
 from bootscope.serve.context import Served, failure, guarded, guarded_async
 from bootscope.serve.guard import LOOPBACK_NAMES, Guard
 from bootscope.serve.pages import Pages
-from bootscope.serve.queries import DiffCache
+from bootscope.serve.queries import Answers
 
 # The files under /static/: the dashboard's and the report's own, and Plotly from its package.
 ASSETS = {
@@ -53,8 +53,8 @@ def _static(request: Request) -> Response:
 def make_app(served: Served) -> Starlette:
     """Return the dashboard over ``served``'s store (without the :class:`Guard`: see
     :func:`guarded_app`)."""
-    diffs = DiffCache()
-    pages, api = Pages(served, diffs), Api(served, diffs)
+    answers = Answers()
+    pages, api = Pages(served, answers), Api(served, answers)
 
     def page(path: str, handler: object) -> Route:
         return Route(path, guarded(handler, as_json=False), methods=["GET"])  # type: ignore[arg-type]

@@ -11,7 +11,7 @@ from bootscope.report import web_layout, web_pages, web_tools
 from bootscope.report.diff_html import diff_fragment
 from bootscope.report.html import render_boot_report, render_run_report
 from bootscope.serve.context import Served, param, path_id
-from bootscope.serve.queries import DiffCache, alert_bisect_command, fleet_documents, page_number, series_key
+from bootscope.serve.queries import Answers, alert_bisect_command, page_number, series_key
 from bootscope.usecases.dashboard import overview, runs_page, series_detail, served_run
 from bootscope.usecases.views import boot_view
 from bootscope.usecases.watch.alerts import list_alerts, show_alert
@@ -23,10 +23,10 @@ DIFF_TOP = 15
 class Pages:
     """The HTML handlers of one server."""
 
-    def __init__(self, served: Served, diffs: DiffCache) -> None:
-        """``served``: the server's store and settings; ``diffs``: the diffs it keeps."""
+    def __init__(self, served: Served, answers: Answers) -> None:
+        """``served``: the server's store and settings; ``answers``: the costly answers it keeps."""
         self.served = served
-        self.diffs = diffs
+        self.answers = answers
 
     def overview(self, request: Request) -> Response:
         """The overview: open alerts, runs in progress, one page of series, the latest runs."""
@@ -74,7 +74,7 @@ class Pages:
         result_html, error = "", ""
         if a and b:
             try:
-                result = self.diffs.diff(self.served, a, b, metric)
+                result = self.answers.diff(self.served, a, b, metric)
                 result_html = diff_fragment(result, DIFF_TOP)
             except InputError as problem:
                 error = str(problem)
@@ -85,7 +85,7 @@ class Pages:
         metric = param(request, "metric", DEFAULT_METRIC, limit=64)
         by = param(request, "by", limit=200)
         try:
-            summary, outliers = fleet_documents(self.served.db, metric, by)
+            summary, outliers = self.answers.fleet(self.served, metric, by)
             error = ""
         except InputError as problem:
             summary, outliers, error = None, None, str(problem)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import re
 import shlex
-import threading
-from collections import OrderedDict
 from typing import Any
 
 from starlette.requests import Request
@@ -13,8 +11,10 @@ from starlette.requests import Request
 from bootscope.errors import InputError, StoreLookupError
 from bootscope.report.fleet_out import outliers_json, summary_json
 from bootscope.serve.context import Served, param
+from bootscope.serve.kept import Kept
 from bootscope.stats.attribution import DiffResult
 from bootscope.store import Store
+from bootscope.store.fleet import fleet_state
 from bootscope.usecases.diff import diff_stored_sides, split_run
 from bootscope.usecases.fleet.query import OUTLIER_Z, fleet_outliers, fleet_summary
 
@@ -54,40 +54,36 @@ def alert_bisect_command(alert_id: int, db: str) -> str:
     )
 
 
-def fleet_documents(db: str, metric: str, by: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Return ``fleet summary`` and ``fleet outliers`` of ``metric`` by ``by`` (comma-separated
-    fields) as their JSON documents. Raises InputError for an unknown metric or field."""
-    summary = summary_json(fleet_summary(db, None, metric, by))
-    outliers = outliers_json(fleet_outliers(db, None, metric, by, OUTLIER_Z))
-    return summary, outliers
-
-
-class DiffCache:
-    """The diffs last asked for, each kept while neither of its runs has changed (its status and its
-    boots counted again on every request: a run still measuring gets a new diff each time). A diff
-    reads and analyses every boot's log, which costs far more than the page's other answers."""
+class Answers:
+    """The costly answers of one server, each kept while what it was computed from is unchanged:
+    a diff while neither run changed (status and boots, read again on every request: a run still
+    measuring gets a new diff each time), a fleet query while no fleet file was imported."""
 
     def __init__(self, size: int = 32) -> None:
-        """Keep at most ``size`` diffs, the least recently used dropped first."""
-        self._size = size
-        self._kept: OrderedDict[tuple[object, ...], DiffResult] = OrderedDict()
-        self._lock = threading.Lock()
+        """Keep at most ``size`` diffs and ``size`` fleet answers."""
+        self._diffs: Kept[DiffResult] = Kept(size)
+        self._fleet: Kept[tuple[dict[str, Any], dict[str, Any]]] = Kept(size)
 
     def diff(self, served: Served, a: str, b: str, metric: str) -> DiffResult:
         """Return the diff of ``b`` against ``a`` (each RUN[:VARIANT]) of ``metric``, as
         :func:`diff_stored_sides` computes it. Raises what it raises."""
         state = _runs_state(served.db, (split_run(a)[0], split_run(b)[0]))
-        key = (a, b, metric, served.alpha, state)
-        with self._lock:
-            if key in self._kept:
-                self._kept.move_to_end(key)
-                return self._kept[key]
-        result = diff_stored_sides(served.db, a, b, metric=metric, alpha=served.alpha, fdr=DIFF_FDR)
-        with self._lock:
-            self._kept[key] = result
-            while len(self._kept) > self._size:
-                self._kept.popitem(last=False)
-        return result
+        return self._diffs.get(
+            (a, b, metric, served.alpha, state),
+            lambda: diff_stored_sides(served.db, a, b, metric=metric, alpha=served.alpha, fdr=DIFF_FDR),
+        )
+
+    def fleet(self, served: Served, metric: str, by: str) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Return ``fleet summary`` and ``fleet outliers`` of ``metric`` by ``by`` (comma-separated
+        fields) as their JSON documents. Raises InputError for an unknown metric or field."""
+        with Store.open(served.db, create=False) as store:
+            state = fleet_state(store)
+
+        def make() -> tuple[dict[str, Any], dict[str, Any]]:
+            summary = summary_json(fleet_summary(served.db, None, metric, by))
+            return summary, outliers_json(fleet_outliers(served.db, None, metric, by, OUTLIER_Z))
+
+        return self._fleet.get((metric, by, state), make)
 
 
 def _runs_state(db: str, runs: tuple[str, ...]) -> tuple[tuple[int, str, int, int], ...]:

@@ -269,3 +269,14 @@ def test_the_overview_finds_series_by_their_words(url: str) -> None:
     assert none["series_total"] == 0 and none["groups"] == []
     page = _get(url, "/?q=%3Cscript%3E").text
     assert 'value="&lt;script&gt;"' in page
+
+
+def test_a_fleet_answer_is_kept_until_a_file_is_imported(url: str, store_db: str) -> None:
+    from bootscope.usecases.fleet.importer import import_into
+
+    before = _get(url, "/api/fleet?by=kernel_series").json()["summary"]
+    assert _get(url, "/api/fleet?by=kernel_series").json()["summary"] == before
+    # One more real log (dmesg -r of a 6.1 cloud boot): one more boot in the fleet.
+    import_into(store_db, None, [str(dashboard_store.DATA / "debian-6.1-cloud-smp2-dmesg-r.log")], None, 1)
+    after = _get(url, "/api/fleet?by=kernel_series").json()["summary"]
+    assert sum(g["boots"] for g in after["groups"]) == sum(g["boots"] for g in before["groups"]) + 1
