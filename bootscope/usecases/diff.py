@@ -25,6 +25,7 @@ from bootscope.analyze.components import (
 from bootscope.analyze.like_for_like import BootFacts, facts_from_identity, like_for_like, printing_differs
 from bootscope.errors import BootscopeError, InputError
 from bootscope.metrics import DEFAULT_METRIC, KERNEL_INIT_S, LOGIN_PROMPT_S, SYSTEMD_USERSPACE_S, definition
+from bootscope.model import LikeForLike
 from bootscope.sources.paths import side_label
 from bootscope.stats.attribution import ComponentSamples, DiffResult, attribute
 
@@ -173,13 +174,16 @@ def diff_parts(
     alpha: float,
     fdr: float,
     notes: Sequence[str] = (),
+    compared: frozenset[str] = frozenset(),
 ) -> DiffResult:
     """Return the diff of side b against side a, with the like-for-like guard of the two sides'
     facts: where they print differently (one side boots with initcall_debug), initcalls and gaps seen
-    on one side only are set apart, not called moved. Raises InputError for a side with fewer than 2
-    totals, StatsError for bad alpha."""
+    on one side only are set apart, not called moved. ``compared``: the facts the two sides are
+    meant to differ in (an alert's revisions are kernel releases), which the guard leaves out.
+    Raises InputError for a side with fewer than 2 totals, StatsError for bad alpha."""
     notes = [*notes, *_phase_order_notes(a, names[0]), *_phase_order_notes(b, names[1])]
-    guard = like_for_like([p.facts for p in a if p.facts], [p.facts for p in b if p.facts])
+    found = like_for_like([p.facts for p in a if p.facts], [p.facts for p in b if p.facts])
+    guard = LikeForLike(tuple(d for d in found.differences if d.field not in compared))
     attribution = attribute(
         totals(a, names[0], metric),
         totals(b, names[1], metric),

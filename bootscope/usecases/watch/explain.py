@@ -103,9 +103,12 @@ def explain_alert(db: str, alert: Alert, by: Sequence[str], alpha: float) -> lis
                 )
                 continue
             try:
+                # The revisions are the change under test: a kernel release that differs between
+                # them is the change itself (a release or a built commit), not a mismatch.
                 diff = diff_parts(
                     a, b, metric=item.metric, names=(f"before {item.revision}", f"from {item.revision}"),
                     kinds=kinds, source=f"alert {alert.id}", alpha=alpha, fdr=alpha,
+                    compared=frozenset({"kernel release"}),
                 )  # fmt: skip
             except InputError as error:
                 explained.append(ExplainedItem(item, None, str(error)))
