@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from bootscope.store import Store
+from bootscope.store.watch_series import load_series
 from tests.cli_here import run_in_process, run_json
 from tests.usecases.watch.stored_series import store_planted_revision, store_revision
 
@@ -145,6 +146,13 @@ def test_an_alert_explained_names_the_initcall_that_moved(
     assert entry["diff"]["total"]["verdict"] == "slower"
     # The releases differ because the revisions do: that is the change, not a mismatch.
     assert entry["diff"]["like_for_like"]["ok"], entry["diff"]["like_for_like"]
+    # One more revision, judged alone (`watch --run`, no --by): the phase series it has go on too.
+    with Store.open(db) as store:
+        store_planted_revision(store, "v13", lines, 2, seed=14, time_s=T0_S + HOUR_S * 13)
+    run_json(capsys, "watch", "--run", "latest", "--db", db, *rule)
+    with Store.open(db) as store:
+        kept = {s.component: s.revisions for s in load_series(store)}
+    assert kept["phase initcalls"][-1] == kept["total"][-1] == "v13"
 
 
 def _git(repo: Path, *args: str) -> str:

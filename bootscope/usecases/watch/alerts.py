@@ -16,7 +16,14 @@ from bootscope.errors import InputError
 from bootscope.stats.series_watch import WatchRule
 from bootscope.store import Store
 from bootscope.store.watch import STATES, Alert, AlertItem, NewAlert, add_event, load_alerts, save_alerts
-from bootscope.store.watch_series import Series, load_series, put_series, replace_all_series
+from bootscope.store.watch_series import (
+    TOTAL,
+    Series,
+    load_series,
+    put_series,
+    replace_all_series,
+    series_names,
+)
 from bootscope.usecases.watch.detect import (
     KIND_MISSING,
     RevisionOrder,
@@ -230,7 +237,8 @@ def watch_command(
     by: Sequence[str] = (),
 ) -> WatchUpdate:
     """Recompute the alerts of store ``db``: every series (:func:`recompute`), or with ``run`` (an
-    id or ``latest``) only those that run touches (:func:`recompute_run`). Raises InputError for
+    id or ``latest``) only those that run touches (:func:`recompute_run`; its component series too
+    when the store keeps some, ``by`` or not). Raises InputError for
     ``run`` with ``metrics`` or a ``by`` kind that is not kept as series, StoreLookupError for an
     unknown run or store, StoreError."""
     unknown = [kind for kind in by if kind not in COMPONENT_KINDS]
@@ -244,7 +252,12 @@ def watch_command(
             return recompute(store, rule, metrics=metrics, by=by)
         if metrics:
             raise InputError("--run judges every metric of that run's series; leave out --metric")
-        return recompute_run(store, store.experiment(run).id, rule, by=by)
+        # A store that keeps component series (an earlier `watch --by phase`) gets the run's
+        # components too: without, those series would stop at the run before.
+        kept = sorted({n.component.split(" ", 1)[0] for n in series_names(store) if n.component != TOTAL})
+        return recompute_run(
+            store, store.experiment(run).id, rule, by=by or [k for k in kept if k in COMPONENT_KINDS]
+        )
 
 
 def list_alerts(db: str, state: str | None = None, kind: str | None = None) -> list[Alert]:
