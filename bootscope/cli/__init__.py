@@ -50,6 +50,7 @@ COMMANDS: dict[str, Command] = {
     "check": Command("check_cmd", "check", "Check new boots against reference values (for CI)."),
     "report": Command("report_cmd", "report", "Write one self-contained HTML report."),
     "sweep": Command("sweep_cmd", "sweep", "Boot a grid of options, machines and kernels."),
+    "tune": Command("tune_cmd", "tune", "Find what makes this boot faster, try it, prove each saving."),
     "history": Command("history_cmd", "history", "A metric across kernel versions, and its change points."),
     "watch": Command("watch_cmd", "watch", "Judge every stored series; open or update its alerts."),
     "alerts": Command("watch_cmd", "alerts", "List the alerts `bootscope watch` found."),

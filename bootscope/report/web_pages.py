@@ -111,7 +111,7 @@ def overview_page(view: Overview) -> str:
         )
     search = (
         '<form method="get" action="/" class="filter" role="search"><label>series with every word'
-        f' <input name="q" value="{escape(view.query)}" placeholder="kernel_init_s machine=lab1"'
+        f' <input name="q" value="{escape(view.query)}" placeholder="metric machine=lab1"'
         ' maxlength="200"></label> <button>find</button></form>'
     )
     pager = _pager(view.page, view.pages, "/", view.query)

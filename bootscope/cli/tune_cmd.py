@@ -1,0 +1,72 @@
+"""``bootscope tune``: find what makes this boot faster, try it, and prove each saving."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from bootscope import defaults
+from bootscope.cli import options
+from bootscope.metrics import DEFAULT_METRIC
+
+TUNE_FORMATS = ("table", "json", "markdown")
+
+
+def tune(
+    kernel: Annotated[str, typer.Argument(help="Kernel: a bzImage path or debian:<flavour|package>.")],
+    append: Annotated[str, typer.Option("--append", help="The baseline's kernel command line.")] = "",
+    metric: Annotated[str, typer.Option("--metric", help="The metric to make smaller.")] = DEFAULT_METRIC,
+    n: Annotated[int, typer.Option("-n", help="Boots an arm: the baseline and each knob (at least 4).")] = 6,
+    budget: Annotated[
+        int | None, typer.Option("--budget", help="Most boots in all; knobs past it are left untried.")
+    ] = None,
+    allow: Annotated[
+        list[str] | None,
+        typer.Option("--allow", help="Also try knobs of this risk class: feature, unsafe (repeat)."),
+    ] = None,
+    only: Annotated[
+        list[str] | None, typer.Option("--only", help="Try only knobs named so (e.g. quiet; repeat).")
+    ] = None,
+    smp: Annotated[int | None, typer.Option("--smp", help="vCPUs (default: 1).")] = None,
+    mem: Annotated[int | None, typer.Option("--mem", help="Guest memory in MiB (default: 512).")] = None,
+    icount: Annotated[
+        int | None, typer.Option("--icount", help="TCG: -icount shift=N,sleep=off (one vCPU).")
+    ] = None,
+    accel: options.Accel = None,
+    jobs: options.Jobs = None,
+    seed: options.Seed = None,
+    timeout: options.Timeout = None,
+    alpha: Annotated[
+        float, typer.Option(help="1 - the confidence of each saving's interval.")
+    ] = defaults.ALPHA,
+    db: options.Db = defaults.DEFAULT_DB,
+    fmt: Annotated[str, options.format_option(TUNE_FORMATS, "table")] = "table",
+) -> None:
+    """Boot the baseline, find the knobs its boot shows a reason for (each with its source and risk),
+    boot each against the baseline, keep those whose whole interval is a saving and whose boots are
+    still the same system, and confirm their combination in a final A/B."""
+    from bootscope.lab.plans.settings import GivenSettings
+    from bootscope.lab.progress import RichReporter, SilentReporter
+    from bootscope.report.screen import stdout_width_cells
+    from bootscope.report.tune_out import tune_json, tune_markdown, tune_text
+    from bootscope.store import Store
+    from bootscope.usecases.tune.search import TuneRequest
+    from bootscope.usecases.tune.search import tune as run_tune
+
+    options.check_format(fmt, TUNE_FORMATS)
+    request = TuneRequest(
+        kernel=kernel, append=append, metric=metric, boots_per_arm=n, alpha=alpha, budget=budget,
+        allow=tuple(allow or ()), only=tuple(only or ()), machine={"smp": smp, "mem": mem, "icount": icount},
+        settings=GivenSettings(seed=seed, timeout_s=timeout, accel=accel, jobs=jobs, warmup_per_variant=0),
+    )  # fmt: skip
+    reporter = RichReporter() if fmt == "table" else SilentReporter()
+    with Store.open(db) as store:
+        result = run_tune(request, store, reporter)
+    if fmt == "json":
+        sys.stdout.write(tune_json(result))
+    elif fmt == "markdown":
+        sys.stdout.write(tune_markdown(result))
+    else:
+        sys.stdout.write(tune_text(result, stdout_width_cells(sys.stdout)))

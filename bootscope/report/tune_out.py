@@ -1,0 +1,166 @@
+"""How a tune is shown: its JSON document, its terminal text (80 columns by default) and the
+Markdown a maintainer can paste into a mail or a pull request. Savings are in the metric's unit,
+positive when the tuned boot is faster; an interval that holds zero is never called a saving."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from bootscope.report.text_table import Column, TextTable, lay_out, paragraph
+from bootscope.usecases.tune.decide import Verdict
+from bootscope.usecases.tune.search import TuneResult
+
+# Left out, in this order, when the terminal is too narrow.
+_DROPPABLE = ("boots", "risk")
+
+
+def _amount(value: float | None, unit: str) -> str:
+    if value is None:
+        return "-"
+    return f"{value * 1000:+.1f} ms" if unit == "s" else f"{value:+.4g} {unit}"
+
+
+def _ci(verdict: Verdict, unit: str) -> str:
+    if verdict.ci is None:
+        return "-"
+    return f"[{_amount(verdict.ci[0], unit)}, {_amount(verdict.ci[1], unit)}]"
+
+
+def tune_document(result: TuneResult) -> dict[str, Any]:
+    """Return the tune as the documented JSON-able dict: ``{"metric", "unit", "baseline": {"append",
+    "median"}, "candidates": [{"knob", "risk", "source", "effect", "evidence", "saving", "ci",
+    "boots", "decision", "why"}], "untried": [knob...], "recommended": {"append", "knobs", "masks",
+    "saving", "ci", "decision", "sum_of_singles", "combination"} | null, "boots_spent", "runs"}``;
+    ``combination`` says why the recommendation is one knob when the kept ones together failed."""
+    recommended = None
+    if result.recommended is not None:
+        r = result.recommended
+        recommended = {
+            "append": r.append, "knobs": list(r.knobs), "masks": [], "saving": r.verdict.saving,
+            "ci": list(r.verdict.ci) if r.verdict.ci else None, "decision": r.verdict.decision,
+            "sum_of_singles": r.sum_of_singles, "combination": r.combination,
+        }  # fmt: skip
+    return {
+        "metric": result.metric,
+        "unit": result.unit,
+        "baseline": {"append": result.baseline_append, "median": result.baseline_median},
+        "candidates": [
+            {
+                "knob": t.knob.name,
+                "risk": t.knob.risk,
+                "source": t.knob.source,
+                "effect": t.knob.effect,
+                "evidence": t.knob.evidence,
+                "saving": t.verdict.saving,
+                "ci": list(t.verdict.ci) if t.verdict.ci else None,
+                "boots": t.verdict.boots,
+                "decision": t.verdict.decision,
+                "why": t.verdict.why,
+            }
+            for t in result.tried
+        ],
+        "untried": [k.name for k in result.untried],
+        "recommended": recommended,
+        "boots_spent": result.boots_spent,
+        "runs": list(result.runs),
+    }
+
+
+def tune_json(result: TuneResult) -> str:
+    """Return :func:`tune_document` as indented JSON text with a final newline."""
+    return json.dumps(tune_document(result), indent=2) + "\n"
+
+
+def _table(result: TuneResult) -> TextTable:
+    headers = ("knob", "risk", "saving", "95% interval", "boots", "decision")
+    table = TextTable(
+        tuple(
+            Column(h, right=h in ("saving", "boots"), fold=h in ("knob", "95% interval", "decision"))
+            for h in headers
+        )
+    )
+    ranked = sorted(result.tried, key=lambda t: -(t.verdict.saving or float("-inf")))
+    for t in ranked:
+        decision = t.verdict.decision + (f": {t.verdict.why}" if t.verdict.why else "")
+        table.add_row(
+            t.knob.name, t.knob.risk, _amount(t.verdict.saving, result.unit), _ci(t.verdict, result.unit),
+            str(t.verdict.boots), decision,
+        )  # fmt: skip
+    return table
+
+
+def tune_text(result: TuneResult, width_cells: int) -> str:
+    """Return the tune as terminal text: the baseline, each knob tried (largest saving first), the
+    recommendation and what the budget left untried."""
+    from bootscope.report.text_table import drop_to_fit
+
+    median = "-" if result.baseline_median is None else f"{result.baseline_median:.4g} {result.unit}"
+    lines = paragraph(
+        f"tune {result.metric}: baseline {result.baseline_append or '(no command line)'!r}, median {median};"
+        f" {result.boots_spent} boots in runs {', '.join(map(str, result.runs))}",
+        width_cells,
+    )
+    if not result.tried:
+        lines += paragraph("nothing to try: this boot shows no sink the catalogue knows", width_cells)
+    else:
+        table, dropped = drop_to_fit(_table(result), width_cells, _DROPPABLE)
+        lines += ["", *lay_out(table, width_cells)]
+        if dropped:
+            lines += paragraph(f"(left out to fit: {', '.join(dropped)})", width_cells)
+    lines.append("")
+    r = result.recommended
+    if r is None:
+        lines += paragraph("no knob showed a saving: keep the baseline's command line", width_cells)
+    else:
+        lines += paragraph(
+            f"recommended ({', '.join(r.knobs)}): {r.append!r}: {_amount(r.verdict.saving, result.unit)}"
+            f" {_ci(r.verdict, result.unit)}"
+            f" ({r.verdict.decision}); the knobs alone summed to {_amount(r.sum_of_singles, result.unit)}",
+            width_cells,
+        )
+        if r.combination:
+            lines += paragraph(
+                f"the kept knobs {r.combination}: the best one alone is recommended", width_cells
+            )
+    if result.untried:
+        lines += paragraph(f"not tried (budget): {', '.join(k.name for k in result.untried)}", width_cells)
+    return "\n".join(lines) + "\n"
+
+
+def tune_markdown(result: TuneResult) -> str:
+    """Return the tune as Markdown: the method, a table of the knobs tried and the recommendation."""
+    out = [
+        f"## Boot-time tuning of `{result.metric}`",
+        "",
+        f"Baseline command line: `{result.baseline_append or '(none)'}`; {result.boots_spent} boots"
+        f" (runs {', '.join(map(str, result.runs))}). Each knob was booted against the baseline,"
+        " interleaved; a saving is the Hodges-Lehmann shift with its 95% distribution-free interval,"
+        " counted only when the whole interval is a saving.",
+        "",
+        "| knob | risk | saving | 95% interval | boots | decision | evidence | source |",
+        "| --- | --- | ---: | --- | ---: | --- | --- | --- |",
+    ]
+    for t in result.tried:
+        decision = t.verdict.decision + (f": {t.verdict.why}" if t.verdict.why else "")
+        cells = [
+            f"`{t.knob.name}`", t.knob.risk, _amount(t.verdict.saving, result.unit),
+            _ci(t.verdict, result.unit), str(t.verdict.boots), decision, t.knob.evidence, t.knob.source,
+        ]  # fmt: skip
+        out.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    out.append("")
+    r = result.recommended
+    if r is None:
+        out.append("No knob showed a saving.")
+    else:
+        out.append(
+            f"Recommended: `{r.append}`: {_amount(r.verdict.saving, result.unit)}"
+            f" {_ci(r.verdict, result.unit)}"
+            f" ({r.verdict.decision}); the knobs alone summed to {_amount(r.sum_of_singles, result.unit)}."
+            + (
+                f" The kept knobs {r.combination}: the best one alone is recommended."
+                if r.combination
+                else ""
+            )
+        )
+    return "\n".join(out) + "\n"

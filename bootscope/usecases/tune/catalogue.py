@@ -1,0 +1,190 @@
+"""The knobs `bootscope tune` may try, and which of them one boot gives a reason to try.
+
+A knob is a change to the kernel command line: words removed (by their name before ``=``) and words
+added. Each carries its risk class (``safe``: nothing is lost; ``feature``: something is switched
+off; ``unsafe``: security or correctness traded away), where it is documented or measured, what it
+should save, and the evidence in this boot that the sink it removes is there. A knob is proposed
+only with such evidence: a command line that prints every initcall, a console that prints hundreds
+of lines, a slow initcall, a delay loop calibrated at boot, active CPU-bug mitigations.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bootscope.errors import InputError
+from bootscope.metrics import Clock
+from bootscope.metrics import definition as metric_of
+from bootscope.model import Breakdown, LogLine
+
+SAFE, FEATURE, UNSAFE = "safe", "feature", "unsafe"
+RISKS = (SAFE, FEATURE, UNSAFE)
+PARAMETERS_DOC = "Documentation/admin-guide/kernel-parameters.txt"
+# A console that prints more lines than this pays for each one (a serial console: 10 to 100 us a
+# character at 115200 baud); fewer is not worth a boot's time to try.
+QUIET_MIN_LINES = 300
+# Initcalls at least this slow are proposed for initcall_blacklist (feature: the driver is lost).
+SLOW_INITCALL_US = 20_000
+SLOW_INITCALLS_TRIED = 3
+_LPJ = re.compile(r"Calibrating delay loop\.\.\. .*\blpj=(\d+)\)")
+_MITIGATION = re.compile(r"\bMitigation: ")
+
+
+@dataclass(frozen=True, slots=True)
+class Knob:
+    """One change to the command line: its name (``-initcall_debug``, ``+quiet``), risk class,
+    source, expected effect, the evidence in this boot, and the words it removes and adds."""
+
+    name: str
+    risk: str
+    source: str
+    effect: str
+    evidence: str
+    remove: tuple[str, ...] = ()
+    add: tuple[str, ...] = ()
+
+    def apply(self, append: str) -> str:
+        """Return ``append`` with this knob's words removed and added."""
+        return with_knobs(append, [self])
+
+
+def words_of(append: str) -> list[str]:
+    """Return the words of a command line (quotes kept together; unbalanced ones split by blanks)."""
+    try:
+        return shlex.split(append)
+    except ValueError:
+        return append.split()
+
+
+def _key(word: str) -> str:
+    return word.split("=", 1)[0]
+
+
+def with_knobs(append: str, knobs: Sequence[Knob]) -> str:
+    """Return ``append`` with every knob's words removed (by name) and added, in order."""
+    removed = {key for knob in knobs for key in knob.remove}
+    words = [w for w in words_of(append) if _key(w) not in removed]
+    for knob in knobs:
+        words += [w for w in knob.add if w not in words]
+    return " ".join(shlex.quote(w) if " " in w else w for w in words)
+
+
+def _console_knobs(append: str, breakdown: Breakdown, console_metric: bool) -> list[Knob]:
+    words = {_key(w) for w in words_of(append)}
+    found = []
+    if "initcall_debug" in words:
+        found.append(
+            Knob(
+                "-initcall_debug",
+                SAFE,
+                f"{PARAMETERS_DOC} (initcall_debug)",
+                "no two console lines per initcall",
+                f"{breakdown.initcalls.count} initcalls printed",
+                remove=("initcall_debug",),
+            )
+        )
+    if "ignore_loglevel" in words:
+        found.append(
+            Knob(
+                "-ignore_loglevel",
+                SAFE,
+                f"{PARAMETERS_DOC} (ignore_loglevel)",
+                "debug messages no longer printed on the console",
+                f"{breakdown.line_count} console lines",
+                remove=("ignore_loglevel",),
+            )
+        )
+    if not words & {"quiet", "loglevel"} and breakdown.line_count >= QUIET_MIN_LINES and not console_metric:
+        found.append(
+            Knob(
+                "+quiet",
+                SAFE,
+                f"{PARAMETERS_DOC} (quiet)",
+                "only warnings and worse printed on the console",
+                f"{breakdown.line_count} console lines",
+                add=("quiet",),
+            )
+        )
+    return found
+
+
+def _initcall_knobs(breakdown: Breakdown) -> list[Knob]:
+    slow = sorted(
+        (c for c in breakdown.initcalls.all if (c.duration_us or 0) >= SLOW_INITCALL_US),
+        key=lambda c: -(c.duration_us or 0),
+    )
+    return [
+        Knob(
+            f"+initcall_blacklist={call.name}",
+            FEATURE,
+            f"{PARAMETERS_DOC} (initcall_blacklist)",
+            f"{call.name} not run: its driver is lost",
+            f"{call.name} took {(call.duration_us or 0) / 1000:.1f} ms",
+            add=(f"initcall_blacklist={call.name}",),
+        )
+        for call in slow[:SLOW_INITCALLS_TRIED]
+    ]
+
+
+def _log_knobs(append: str, lines: Sequence[LogLine]) -> list[Knob]:
+    words = {_key(w) for w in words_of(append)}
+    found = []
+    lpj = next((m for line in lines if (m := _LPJ.search(line.text))), None)
+    if lpj is not None and "lpj" not in words:
+        found.append(
+            Knob(
+                f"+lpj={lpj[1]}",
+                SAFE,
+                f"{PARAMETERS_DOC} (lpj)",
+                "the delay loop not calibrated at boot",
+                "Calibrating delay loop ran (lpj printed)",
+                add=(f"lpj={lpj[1]}",),
+            )
+        )
+    mitigated = sum(1 for line in lines if _MITIGATION.search(line.text))
+    if mitigated and "mitigations" not in words:
+        found.append(
+            Knob(
+                "+mitigations=off",
+                UNSAFE,
+                f"{PARAMETERS_DOC} (mitigations)",
+                "CPU-bug mitigations off: no protection against those attacks",
+                f"{mitigated} mitigations active",
+                add=("mitigations=off",),
+            )
+        )
+    return found
+
+
+def candidates(
+    append: str,
+    breakdown: Breakdown,
+    lines: Sequence[LogLine],
+    metric: str,
+    allow: Sequence[str] = (),
+    only: Sequence[str] = (),
+) -> list[Knob]:
+    """Return the knobs this boot gives a reason to try for ``metric``, safe ones first: those of
+    risk ``feature`` or ``unsafe`` only when ``allow`` names that class; with ``only``, those whose
+    name (without its leading ``+``/``-``) starts with one of them. ``quiet`` is never proposed for a
+    metric read on the kernel's printk clock: it silences the lines that metric is read from (the
+    kernel's ``Run /init`` line is an info message). Raises InputError for an unknown risk class."""
+    unknown = [risk for risk in allow if risk not in (FEATURE, UNSAFE)]
+    if unknown:
+        raise InputError(f"--allow {unknown[0]}: choose {FEATURE} or {UNSAFE}")
+    allowed = {SAFE, *allow}
+    if UNSAFE in allowed:
+        allowed.add(FEATURE)
+    console_metric = metric_of(metric).clock == Clock.GUEST_PRINTK
+    found = [
+        *_console_knobs(append, breakdown, console_metric),
+        *_log_knobs(append, lines),
+        *_initcall_knobs(breakdown),
+    ]
+    kept = [k for k in found if k.risk in allowed]
+    if only:
+        kept = [k for k in kept if any(k.name[1:].startswith(prefix.lstrip("+-")) for prefix in only)]
+    return sorted(kept, key=lambda k: RISKS.index(k.risk))

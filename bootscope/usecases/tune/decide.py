@@ -1,0 +1,90 @@
+"""What one tried knob's boots say: whether the tuned boot is still the same system, and whether it
+saved time, by how much, with its interval. A saving counts only when its whole interval lies above
+zero; an interval that holds zero is "no saving shown", never a saving."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from bootscope.model import LogLine
+from bootscope.stats.compare import Options, compare
+from bootscope.store.records import BootRecord
+
+SAVING, NO_SAVING, SLOWER, REJECTED = "saving", "no saving shown", "slower", "rejected"
+# Lines that mean a boot went wrong (panics, oopses, BUGs, kernel warnings with their traces).
+_TROUBLE = re.compile(r"Kernel panic|\bBUG:|\bOops\b|WARNING: CPU: |Call Trace:|\bFAILED\b|segfault")
+_STAMP = re.compile(r"^\[\s*\d+\.\d+\]\s*")
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """One knob against the baseline: the saving (the metric's unit, positive when the tuned boot is
+    faster: baseline minus tuned, Hodges-Lehmann), its interval, the boots counted a side, and the
+    decision (saving, no saving shown, slower, rejected) with why."""
+
+    saving: float | None
+    ci: tuple[float, float] | None
+    boots: int
+    decision: str
+    why: str = ""
+
+
+def trouble_lines(logs: Sequence[Sequence[LogLine]]) -> set[str]:
+    """Return the distinct trouble lines (panic, oops, BUG, warning, FAILED) of the boots' logs,
+    their timestamps dropped."""
+    return {_STAMP.sub("", line.text).strip() for log in logs for line in log if _TROUBLE.search(line.text)}
+
+
+def same_system(
+    baseline: Sequence[BootRecord],
+    tuned: Sequence[BootRecord],
+    baseline_logs: Sequence[Sequence[LogLine]],
+    tuned_logs: Sequence[Sequence[LogLine]],
+    metric: str,
+) -> str:
+    """Return what broke when the tuned boots are not the same system as the baseline's ('' when
+    they are): a boot that failed where the baseline's did not, the metric's milestone not reached,
+    a trouble line the baseline never printed."""
+    final = [b for b in tuned if not b.superseded and not b.warmup]
+    failed = [b for b in final if b.outcome != "ok"]
+    if failed and all(b.outcome == "ok" for b in baseline if not b.superseded and not b.warmup):
+        first = failed[0]
+        return f"{len(failed)} of {len(final)} boots failed ({first.outcome}: {first.reason[:120]})"
+    unreached = [b for b in final if b.outcome == "ok" and b.metrics.get(metric) is None]
+    if unreached:
+        return f"{len(unreached)} boots did not reach {metric}'s milestone"
+    new = sorted(trouble_lines(tuned_logs) - trouble_lines(baseline_logs))
+    if new:
+        return f"a line the baseline never printed: {new[0][:160]}"
+    return ""
+
+
+def judge(baseline: Sequence[float], tuned: Sequence[float], metric: str, unit: str, alpha: float) -> Verdict:
+    """Return the saving of ``tuned`` against ``baseline`` (values of ``metric`` in ``unit``) with
+    its (1 - ``alpha``) interval: "saving" when the whole interval is above zero, "slower" when it
+    is below, else "no saving shown" (also when the boots are too few for an interval)."""
+    n = min(len(baseline), len(tuned))
+    if n < 2:
+        return Verdict(None, None, n, NO_SAVING, "fewer than 2 boots a side")
+    found = compare(baseline, tuned, metric, unit, Options(alpha=alpha, power=False, bootstrap_resamples=0))
+    saving = None if found.shift_estimate is None else -found.shift_estimate
+    if found.shift_ci is None:
+        return Verdict(saving, None, n, NO_SAVING, "too few boots for an interval")
+    ci = (-found.shift_ci[1], -found.shift_ci[0])
+    if ci[0] > 0:
+        return Verdict(saving, ci, n, SAVING)
+    if ci[1] < 0:
+        return Verdict(saving, ci, n, SLOWER)
+    return Verdict(saving, ci, n, NO_SAVING, "its interval holds zero")
+
+
+def rejected(why: str, boots: int) -> Verdict:
+    """Return the verdict of a knob whose boots are not the same system (``why``: what broke)."""
+    return Verdict(None, None, boots, REJECTED, why)
+
+
+def values_by_variant(samples: Mapping[str, Sequence[float]], names: Sequence[str]) -> dict[str, list[float]]:
+    """Return each of ``names``' values (empty when it has none)."""
+    return {name: list(samples.get(name, ())) for name in names}

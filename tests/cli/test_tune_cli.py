@@ -1,0 +1,88 @@
+"""`bootscope tune` on real boots: Debian's cloud kernel under -icount (guest time counts
+instructions, so the verdicts hold whatever else this host runs), a baseline command line with
+console noise (initcall_debug ignore_loglevel) and, allowed as a feature knob, the slow crypto
+self-test initcall. Every saving is checked against the stored boots themselves."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bootscope.store import Store
+from tests.cli_here import run_in_process
+
+BASE = "initcall_debug ignore_loglevel"
+
+
+def _bootscope(*args: str) -> subprocess.CompletedProcess[str]:
+    exe = str(Path(sys.executable).with_name("bootscope"))
+    return subprocess.run([exe, *args], capture_output=True, text=True, check=False, timeout=1200)
+
+
+@pytest.mark.boot
+def test_tune_finds_the_console_noise_and_a_slow_initcall(cloud_kernel: Path, tmp_path: Path) -> None:
+    db = str(tmp_path / "tune.db")
+    done = _bootscope(
+        "tune", str(cloud_kernel), "--append", BASE, "--icount", "3", "-n", "4", "-j", "2", "--seed", "5",
+        "--allow", "feature", "--only", "initcall_debug", "--only", "ignore_loglevel",
+        "--only", "initcall_blacklist=crypto_algapi_init", "--db", db, "--format", "json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    knobs = {c["knob"]: c for c in result["candidates"]}
+    assert set(knobs) == {"-initcall_debug", "-ignore_loglevel", "+initcall_blacklist=crypto_algapi_init"}
+    assert knobs["+initcall_blacklist=crypto_algapi_init"]["risk"] == "feature"
+    probe, screen, final = result["runs"]
+    with Store.open(db) as store:
+        screened = store.samples(screen, "kernel_init_s")
+        experiment = store.experiment(screen)
+        spent = sum(len(store.boots(run)) for run in result["runs"])
+        finals = store.samples(final, "kernel_init_s")
+        assert store.experiment(probe).meta == {"tune": "probe"}
+    arms = {v.name: v.config["append"] for v in experiment.variants}
+    assert arms["baseline"] == BASE
+    base = statistics.median(screened["baseline"])
+    for name, append in arms.items():
+        if name == "baseline":
+            continue
+        knob = next(k for k in knobs.values() if _applied(k["knob"], BASE) == append)
+        # Under -icount each arm's boots differ by microseconds: the saving is the medians' difference.
+        assert knob["saving"] == pytest.approx(base - statistics.median(screened[name]), abs=0.002)
+        assert knob["decision"] == "saving" and knob["ci"][0] > 0 and knob["boots"] == 4
+    # Printing every initcall costs more than the debug messages alone; the crypto self-tests most.
+    assert 0.05 < knobs["-ignore_loglevel"]["saving"] < knobs["-initcall_debug"]["saving"] < 1.0
+    assert knobs["+initcall_blacklist=crypto_algapi_init"]["saving"] > 1.0
+    # The final A/B of the three together, booted again against the baseline.
+    recommended = result["recommended"]
+    assert recommended["append"] == "initcall_blacklist=crypto_algapi_init"
+    assert recommended["decision"] == "saving" and recommended["combination"] == ""
+    together = statistics.median(finals["baseline"]) - statistics.median(finals["tuned"])
+    assert recommended["saving"] == pytest.approx(together, abs=0.002) and recommended["ci"][0] > 0
+    assert recommended["sum_of_singles"] == pytest.approx(sum(k["saving"] for k in knobs.values()))
+    assert result["boots_spent"] == spent == 1 + 4 * 4 + 2 * 4
+
+
+def _applied(knob: str, base: str) -> str:
+    words = base.split()
+    if knob.startswith("-"):
+        return " ".join(w for w in words if w != knob[1:])
+    return " ".join([*words, knob[1:]])
+
+
+def test_tune_refuses_bad_requests_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = str(tmp_path / "t.db")
+    cases = (
+        (("-n", "3"), "at least 4 boots an arm"),
+        (("--budget", "10"), "one knob needs 17 boots at -n 4"),
+        (("--metric", "no_such_metric"), "no_such_metric"),
+        (("--format", "yaml"), "--format"),
+    )
+    for args, message in cases:
+        code = run_in_process("tune", "/nonexistent/bzImage", "-n", "4", *args, "--db", db)
+        err = capsys.readouterr().err.strip()
+        assert code == 2 and message in err and len(err.splitlines()) == 1, (args, err)
