@@ -22,6 +22,12 @@ def tune(
     budget: Annotated[
         int | None, typer.Option("--budget", help="Most boots in all; knobs past it are left untried.")
     ] = None,
+    min_saving: Annotated[
+        str,
+        typer.Option(
+            "--min-saving", help="The smallest saving worth boots: 20ms, 0.02 (s) or 1% of the baseline."
+        ),
+    ] = "1%",
     allow: Annotated[
         list[str] | None,
         typer.Option("--allow", help="Also try knobs of this risk class: feature, unsafe (repeat)."),
@@ -47,17 +53,20 @@ def tune(
     """Boot the baseline, find the knobs its boot shows a reason for (each with its source and risk),
     boot each against the baseline, keep those whose whole interval is a saving and whose boots are
     still the same system, and confirm their combination in a final A/B."""
+    from bootscope.amounts import parse_amount
     from bootscope.lab.plans.settings import GivenSettings
     from bootscope.lab.progress import RichReporter, SilentReporter
     from bootscope.report.screen import stdout_width_cells
     from bootscope.report.tune_out import tune_json, tune_markdown, tune_text
     from bootscope.store import Store
-    from bootscope.usecases.tune.search import TuneRequest
+    from bootscope.usecases.tune.request import TuneRequest
     from bootscope.usecases.tune.search import tune as run_tune
 
     options.check_format(fmt, TUNE_FORMATS)
+    floor, fraction = parse_amount(min_saving, "s", "--min-saving")
     request = TuneRequest(
         kernel=kernel, append=append, metric=metric, boots_per_arm=n, alpha=alpha, budget=budget,
+        min_saving=None if floor is None else abs(floor), min_saving_fraction=abs(fraction or 0.01),
         allow=tuple(allow or ()), only=tuple(only or ()), machine={"smp": smp, "mem": mem, "icount": icount},
         settings=GivenSettings(seed=seed, timeout_s=timeout, accel=accel, jobs=jobs, warmup_per_variant=0),
     )  # fmt: skip

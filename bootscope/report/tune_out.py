@@ -96,13 +96,19 @@ def tune_text(result: TuneResult, width_cells: int) -> str:
     from bootscope.report.text_table import drop_to_fit
 
     median = "-" if result.baseline_median is None else f"{result.baseline_median:.4g} {result.unit}"
+    boots = f"{result.boots_spent} boot{'s' if result.boots_spent != 1 else ''}"
     lines = paragraph(
         f"tune {result.metric}: baseline {result.baseline_append or '(no command line)'!r}, median {median};"
-        f" {result.boots_spent} boots in runs {', '.join(map(str, result.runs))}",
+        f" {boots} in runs {', '.join(map(str, result.runs))}",
         width_cells,
     )
     if not result.tried:
-        lines += paragraph("nothing to try: this boot shows no sink the catalogue knows", width_cells)
+        why = (
+            "no knob this boot gives a reason for matches --only"
+            if result.only
+            else ("this boot shows no sink the catalogue knows")
+        )
+        lines += paragraph(f"nothing to try: {why}", width_cells)
     else:
         table, dropped = drop_to_fit(_table(result), width_cells, _DROPPABLE)
         lines += ["", *lay_out(table, width_cells)]

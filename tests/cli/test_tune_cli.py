@@ -47,6 +47,7 @@ def test_tune_finds_the_console_noise_and_a_slow_initcall(cloud_kernel: Path, tm
     arms = {v.name: v.config["append"] for v in experiment.variants}
     assert arms["baseline"] == BASE
     base = statistics.median(screened["baseline"])
+    assert result["baseline"] == {"append": BASE, "median": pytest.approx(base)}
     for name, append in arms.items():
         if name == "baseline":
             continue

@@ -1,63 +1,37 @@
 """`bootscope tune`: boot the baseline once and read it for sinks, try every knob it gives a reason
-to try against the baseline (one interleaved experiment, ``n`` boots an arm), keep the knobs whose
+to try against the baseline (interleaved, ``n`` boots an arm and stage), keep the knobs whose
 whole interval is a saving and whose boots are still the same system, then boot the combination of
 the kept knobs against the baseline (a final A/B; skipped when one knob is kept, its screen being
 that A/B) and report the combined saving beside the sum of the single ones (knobs overlap).
 
-Every boot is a stored run on the one runner (labelled ``tune=probe|screen|final``), so Ctrl-C or a
-crash loses no finished boot. Not yet here: successive halving (every knob gets ``n`` boots), a
-resume of an interrupted tune, image and SSH targets (unit masks), QEMU machine knobs.
+The screen spends boots in stages on the knobs still undecided (``screen.py``). Every boot is a
+stored run on the one runner (labelled ``tune=probe|screen|final``), so Ctrl-C or a crash loses no
+finished boot. Not yet here: a resume of an interrupted tune, image and SSH targets (unit masks),
+QEMU machine knobs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from bootscope.analyze.stored import analyze_stored_boot
 from bootscope.errors import BootError, InputError
 from bootscope.lab.executors.local import Executor
-from bootscope.lab.plans.boot import Plan, VariantSpec, apply_option, plan_with_settings, validate_plan
-from bootscope.lab.plans.settings import GivenSettings
+from bootscope.lab.plans.boot import Plan, VariantSpec, apply_option
 from bootscope.lab.progress import Reporter
 from bootscope.metrics import definition, unit_of
-from bootscope.model import LogLine
 from bootscope.store import Store
-from bootscope.store.records import BootRecord
 from bootscope.usecases.run import start_experiment
 from bootscope.usecases.tune.catalogue import Knob, candidates, with_knobs
 from bootscope.usecases.tune.decide import SAVING, Verdict, judge, rejected, same_system
+from bootscope.usecases.tune.request import TuneRequest
+from bootscope.usecases.tune.screen import BASELINE, Runner, TriedKnob, arms_of, plan_of, screen
 
-BASELINE, TUNED = "baseline", "tuned"
+TUNED = "tuned"
 MIN_BOOTS_PER_ARM = 4  # the fewest a side that give a 95% interval of a shift (Mann-Whitney)
-
-
-@dataclass(frozen=True, slots=True)
-class TuneRequest:
-    """What to tune: the kernel, the baseline command line, the metric, boots per arm, the budget
-    (all boots, the probe's included; None: as many as the knobs need), the risk classes allowed,
-    the knobs named with --only, the machine options every boot gets (smp, mem, icount, cpu) and
-    the run settings (seed, accel, jobs, timeout)."""
-
-    kernel: str
-    append: str
-    metric: str
-    boots_per_arm: int
-    alpha: float
-    budget: int | None = None
-    allow: tuple[str, ...] = ()
-    only: tuple[str, ...] = ()
-    machine: Mapping[str, Any] | None = None
-    settings: GivenSettings = field(default_factory=GivenSettings)
-
-
-@dataclass(frozen=True, slots=True)
-class TriedKnob:
-    """A knob and what its boots said."""
-
-    knob: Knob
-    verdict: Verdict
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +51,7 @@ class Recommendation:
 class TuneResult:
     """A finished tune: the metric and its unit, the baseline's command line and median, every knob
     tried (in the catalogue's order) and those the budget left untried, the recommendation (None
-    when no knob saved time), the boots spent and the stored runs."""
+    when no knob saved time), the boots spent, the stored runs and the --only names given."""
 
     metric: str
     unit: str
@@ -88,6 +62,7 @@ class TuneResult:
     recommended: Recommendation | None
     boots_spent: int
     runs: tuple[int, ...]
+    only: tuple[str, ...] = ()
 
 
 def _base_spec(request: TuneRequest) -> VariantSpec:
@@ -98,25 +73,8 @@ def _base_spec(request: TuneRequest) -> VariantSpec:
     return replace(spec, append=request.append)
 
 
-def _plan(variants: Sequence[VariantSpec], request: TuneRequest, samples: int) -> Plan:
-    settings = replace(request.settings, samples_per_variant=samples)
-    plan = plan_with_settings(variants[:1], settings)
-    return validate_plan(replace(plan, variants=tuple(variants)))
-
-
-def _arms(store: Store, run: int) -> tuple[dict[str, list[BootRecord]], dict[str, list[list[LogLine]]]]:
-    records: dict[str, list[BootRecord]] = {}
-    logs: dict[str, list[list[LogLine]]] = {}
-    for boot in store.boots(run):
-        if boot.superseded or boot.warmup:
-            continue
-        records.setdefault(boot.variant, []).append(boot)
-        logs.setdefault(boot.variant, []).append(store.boot_log(run, boot.index))
-    return records, logs
-
-
 def _judged(store: Store, run: int, names: Sequence[str], request: TuneRequest) -> dict[str, Verdict]:
-    records, logs = _arms(store, run)
+    records, logs = arms_of(store, run)
     samples = store.samples(run, request.metric)
     unit = unit_of(request.metric)
     verdicts = {}
@@ -144,8 +102,10 @@ def _fit_budget(knobs: list[Knob], request: TuneRequest) -> tuple[list[Knob], li
     return knobs[:fits], knobs[fits:]
 
 
-def _probe(store: Store, request: TuneRequest, base: VariantSpec, run: Any) -> tuple[int, list[Knob]]:
-    probe = run(_plan([base], request, 1), {"tune": "probe"})
+def _probe(
+    store: Store, request: TuneRequest, base: VariantSpec, run: Any
+) -> tuple[int, list[Knob], float | None]:
+    probe = run(plan_of([base], request, 1), {"tune": "probe"})
     ok = [b for b in store.boots(probe) if b.outcome == "ok" and not b.superseded]
     if not ok:
         raise BootError(f"the baseline did not boot (run {probe}): see `bootscope runs` and its log")
@@ -158,7 +118,8 @@ def _probe(store: Store, request: TuneRequest, base: VariantSpec, run: Any) -> t
         request.allow,
         request.only,
     )
-    return probe, knobs
+    value = ok[0].metrics.get(request.metric)
+    return probe, knobs, None if value is None else float(value)
 
 
 def _recommend(
@@ -172,7 +133,7 @@ def _recommend(
         return Recommendation(best.knob.apply(request.append), (best.knob.name,), best.verdict, total), []
     append = with_knobs(request.append, [t.knob for t in kept])
     tuned = replace(base, name=TUNED, append=append)
-    final = run(_plan([base, tuned], request, request.boots_per_arm), {"tune": "final"})
+    final = run(plan_of([base, tuned], request, request.boots_per_arm), {"tune": "final"})
     verdict = _judged(store, final, [TUNED], request)[TUNED]
     names = tuple(t.knob.name for t in kept)
     if verdict.decision == SAVING:
@@ -183,43 +144,48 @@ def _recommend(
 
 
 def tune(
-    request: TuneRequest, store: Store, reporter: Reporter | None = None, executor: Executor | None = None
+    request: TuneRequest,
+    store: Store,
+    reporter: Reporter | None = None,
+    executor: Executor | None = None,
+    runner: Runner | None = None,
 ) -> TuneResult:
     """Run the tune ``request`` describes, every boot stored in ``store``; return what it found.
-    Raises InputError for a bad request, BootError when the baseline does not boot, StoreError,
-    and KeyboardInterrupt on Ctrl-C (the boots finished stay stored)."""
+    ``runner`` boots a plan and returns its stored run (default: the one runner, QEMU on this host,
+    with ``executor``; tests of the search give their own). Raises InputError for a bad request,
+    BootError when the baseline does not boot, StoreError, and KeyboardInterrupt on Ctrl-C (the
+    boots finished stay stored)."""
     definition(request.metric)
     if request.boots_per_arm < MIN_BOOTS_PER_ARM:
         raise InputError(
             f"-n {request.boots_per_arm}: a knob needs at least {MIN_BOOTS_PER_ARM} boots an arm"
         )
 
-    def run(plan: Plan, meta: dict[str, str]) -> int:
+    def boot(plan: Plan, meta: dict[str, str]) -> int:
         return start_experiment(plan, store, reporter, executor=executor, meta=meta).experiment.id
+
+    run = runner or boot
 
     if request.budget is not None and request.budget < 1 + 4 * request.boots_per_arm:
         n = request.boots_per_arm
         raise InputError(f"--budget {request.budget}: one knob needs {1 + 4 * n} boots at -n {n}")
     base = _base_spec(request)
-    probe, knobs = _probe(store, request, base, run)
+    probe, knobs, probe_value = _probe(store, request, base, run)
     tried_knobs, untried = _fit_budget(knobs, request)
     runs = [probe]
-    tried: list[TriedKnob] = []
-    median = None
+    tried: tuple[TriedKnob, ...] = ()
+    median = probe_value
     if tried_knobs:
-        arms = [
-            base,
-            *(
-                replace(base, name=f"k{i}", append=k.apply(request.append))
-                for i, k in enumerate(tried_knobs, 1)
-            ),
-        ]
-        screen = run(_plan(arms, request, request.boots_per_arm), {"tune": "screen"})
-        runs.append(screen)
-        verdicts = _judged(store, screen, [a.name for a in arms[1:]], request)
-        tried = [TriedKnob(k, verdicts[f"k{i}"]) for i, k in enumerate(tried_knobs, 1)]
-        baseline_values = sorted(store.samples(screen, request.metric).get(BASELINE, []))
-        median = baseline_values[len(baseline_values) // 2] if baseline_values else None
+        n = request.boots_per_arm
+        # the stages may spend what the budget leaves after the probe and a final A/B
+        left = None if request.budget is None else request.budget - 1 - 2 * n
+        floor = request.min_saving
+        if floor is None:
+            floor = request.min_saving_fraction * abs(probe_value or 0.0)
+        screened = screen(store, request, base, tried_knobs, run, left, floor)
+        runs += screened.runs
+        tried = screened.tried
+        median = statistics.median(screened.baseline_values) if screened.baseline_values else None
     kept = [t for t in tried if t.verdict.decision == SAVING]
     recommended = None
     if kept:
@@ -228,5 +194,5 @@ def tune(
     spent = sum(len(store.boots(r)) for r in runs)
     return TuneResult(
         request.metric, unit_of(request.metric), request.append, median, tuple(tried), tuple(untried),
-        recommended, spent, tuple(runs),
+        recommended, spent, tuple(runs), request.only,
     )  # fmt: skip

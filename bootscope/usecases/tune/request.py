@@ -1,0 +1,32 @@
+"""What a user asks `bootscope tune` for."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from bootscope.lab.plans.settings import GivenSettings
+
+
+@dataclass(frozen=True, slots=True)
+class TuneRequest:
+    """What to tune: the kernel, the baseline command line, the metric, boots an arm and stage, the
+    interval's alpha, the budget (all boots, the probe's included; None: as many as the stages
+    need), the smallest saving worth having (the metric's unit; None: ``min_saving_fraction`` of the
+    probe's value),
+    the risk classes allowed, the knobs named with --only, the machine options every boot gets
+    (smp, mem, icount, cpu) and the run settings (seed, accel, jobs, timeout)."""
+
+    kernel: str
+    append: str
+    metric: str
+    boots_per_arm: int
+    alpha: float
+    budget: int | None = None
+    min_saving: float | None = None
+    min_saving_fraction: float = 0.01
+    allow: tuple[str, ...] = ()
+    only: tuple[str, ...] = ()
+    machine: Mapping[str, Any] | None = None
+    settings: GivenSettings = field(default_factory=GivenSettings)

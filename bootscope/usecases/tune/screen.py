@@ -1,0 +1,137 @@
+"""The screen of `bootscope tune`: every knob against the baseline, in stages that spend boots where
+they still decide something.
+
+Stage 1 boots the baseline and every knob, ``n`` boots an arm, interleaved. A knob is settled when
+its boots are not the same system (rejected), when the whole interval of its saving is above zero
+(a saving) or below it (slower), or when the interval's top is below the smallest saving worth having
+(``min_saving``: no useful saving, dropped). The others go on to the next stage with the baseline
+again, their boots pooled stage by stage with the baseline's of the same stages; after
+``MAX_STAGES``, or when the budget cannot pay for another stage, a knob still open is "no saving
+shown". A verdict is never taken on a p-value crossing a line: only the interval of the pooled
+boots decides, and a stage is a fixed number of boots.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from bootscope.lab.plans.boot import Plan, VariantSpec, plan_with_settings, validate_plan
+from bootscope.metrics import unit_of
+from bootscope.model import LogLine
+from bootscope.store import Store
+from bootscope.store.records import BootRecord
+from bootscope.usecases.tune.catalogue import Knob
+from bootscope.usecases.tune.decide import NO_SAVING, SAVING, SLOWER, Verdict, judge, rejected, same_system
+from bootscope.usecases.tune.request import TuneRequest
+
+BASELINE = "baseline"
+MAX_STAGES = 3
+Runner = Callable[[Plan, dict[str, str]], int]
+
+
+@dataclass(frozen=True, slots=True)
+class TriedKnob:
+    """A knob and what its boots said."""
+
+    knob: Knob
+    verdict: Verdict
+
+
+@dataclass(frozen=True, slots=True)
+class Screened:
+    """The screen's outcome: every knob's verdict (in the knobs' order), the stored runs of its
+    stages, and the baseline's values over all of them."""
+
+    tried: tuple[TriedKnob, ...]
+    runs: tuple[int, ...]
+    baseline_values: tuple[float, ...]
+
+
+def plan_of(variants: Sequence[VariantSpec], request: TuneRequest, samples: int) -> Plan:
+    """Return the plan that boots ``variants``, ``samples`` boots each, with ``request``'s run
+    settings. Raises InputError for a plan that cannot run."""
+    settings = replace(request.settings, samples_per_variant=samples)
+    plan = plan_with_settings(variants[:1], settings)
+    return validate_plan(replace(plan, variants=tuple(variants)))
+
+
+def arms_of(store: Store, run: int) -> tuple[dict[str, list[BootRecord]], dict[str, list[list[LogLine]]]]:
+    """Return run ``run``'s final, measured boots and their logs, per variant."""
+    records: dict[str, list[BootRecord]] = {}
+    logs: dict[str, list[list[LogLine]]] = {}
+    for boot in store.boots(run):
+        if boot.superseded or boot.warmup:
+            continue
+        records.setdefault(boot.variant, []).append(boot)
+        logs.setdefault(boot.variant, []).append(store.boot_log(run, boot.index))
+    return records, logs
+
+
+def _settled(verdict: Verdict, min_saving: float) -> Verdict | None:
+    if verdict.decision in (SAVING, SLOWER):
+        return verdict
+    if verdict.ci is not None and verdict.ci[1] < min_saving:
+        return replace(verdict, why=f"its interval rules out a saving of {min_saving:.4g} or more")
+    return None
+
+
+def screen(
+    store: Store,
+    request: TuneRequest,
+    base: VariantSpec,
+    knobs: Sequence[Knob],
+    run: Runner,
+    boots_left: int | None,
+    min_saving: float,
+) -> Screened:
+    """Screen ``knobs`` against ``base`` (see the module's docstring) with ``run`` booting each
+    stage's plan; ``boots_left``: the boots the stages may spend (None: no cap; the first stage is
+    always booted)."""
+    metric, alpha, n, append = request.metric, request.alpha, request.boots_per_arm, request.append
+    unit = unit_of(metric)
+    pending = list(enumerate(knobs, 1))
+    pooled: dict[int, tuple[list[float], list[float]]] = {i: ([], []) for i, _ in pending}
+    booted: dict[int, int] = dict.fromkeys(pooled, 0)
+    verdicts: dict[int, Verdict] = {}
+    runs: list[int] = []
+    all_base: list[float] = []
+    for stage in range(1, MAX_STAGES + 1):
+        cost = n * (1 + len(pending))
+        if not pending or (stage > 1 and boots_left is not None and cost > boots_left):
+            break
+        arms = [base, *(replace(base, name=f"k{i}", append=k.apply(append)) for i, k in pending)]
+        stage_run = run(plan_of(arms, request, n), {"tune": "screen", "stage": str(stage)})
+        runs.append(stage_run)
+        boots_left = None if boots_left is None else boots_left - cost
+        records, logs = arms_of(store, stage_run)
+        samples = store.samples(stage_run, metric)
+        all_base += samples.get(BASELINE, [])
+        still = []
+        for i, knob in pending:
+            name = f"k{i}"
+            booted[i] += len(records.get(name, []))
+            broke = same_system(
+                records.get(BASELINE, []),
+                records.get(name, []),
+                logs.get(BASELINE, []),
+                logs.get(name, []),
+                metric,
+            )
+            if broke:
+                verdicts[i] = rejected(broke, booted[i])
+                continue
+            pooled[i][0].extend(samples.get(BASELINE, []))
+            pooled[i][1].extend(samples.get(name, []))
+            verdicts[i] = judge(pooled[i][0], pooled[i][1], metric, unit, alpha)
+            if _settled(verdicts[i], min_saving) is None:
+                still.append((i, knob))
+            else:
+                verdicts[i] = _settled(verdicts[i], min_saving) or verdicts[i]
+        pending = still
+    for i, _ in pending:
+        verdicts[i] = replace(
+            verdicts[i], decision=NO_SAVING, why=f"its interval holds zero after {booted[i]} boots"
+        )
+    tried = tuple(TriedKnob(knob, verdicts[i]) for i, knob in enumerate(knobs, 1))
+    return Screened(tried, tuple(runs), tuple(all_base))

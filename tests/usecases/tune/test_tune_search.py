@@ -1,0 +1,127 @@
+"""The tune's search on a seeded stand-in for the runner (fast, beside the real boots of
+tests/cli/test_tune_cli.py): the probe is a real log, each knob's boots are the baseline's level plus
+the knob's planted effect plus seeded noise, stored through the store's own API. It checks the
+stages: a clear saving settles at once, a knob whose interval rules out a useful saving is dropped
+at once, an undecided one gets more stages and ends as "no saving shown", a knob that breaks the
+boot is rejected with what broke, and the budget is kept."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bootscope.lab.plans.boot import Plan
+from bootscope.model import LogLine
+from bootscope.store import BootRecord, Store, VariantRecord
+from bootscope.usecases.tune.catalogue import words_of
+from bootscope.usecases.tune.decide import NO_SAVING, REJECTED, SAVING
+from bootscope.usecases.tune.request import TuneRequest
+from bootscope.usecases.tune.screen import MAX_STAGES
+from bootscope.usecases.tune.search import tune
+
+DATA = Path(__file__).resolve().parents[2] / "data"
+BASE = "console=ttyS0 initcall_debug ignore_loglevel"
+LEVEL_S = 10.0
+# Each knob's planted effect on kernel_init_s (s) and its boots' noise (sd, s); None: the boot hangs.
+EFFECTS: dict[str, tuple[float | None, float]] = {
+    "-initcall_debug": (-0.20, 0.002),  # clear: settled at stage 1
+    "-ignore_loglevel": (0.0, 0.0005),  # no effect, tight: rules out a useful saving at stage 1
+}
+UNDECIDED = (-0.004, 0.05)  # small against its noise: never settled
+HANGS = None
+
+
+class FakeRunner:
+    """Stores a plan's boots as the runner would, their values made from ``EFFECTS``."""
+
+    def __init__(self, store: Store, hang: str | None = None) -> None:
+        self.store = store
+        self.rng = np.random.default_rng(29)
+        self.hang = hang
+        self.probe_lines = [
+            LogLine(line) for line in (DATA / "debian-6.1-cloud-initcall-smp1.log").read_text().splitlines()
+        ]
+        self.plans: list[Plan] = []
+
+    def _knob(self, append: str) -> str:
+        base, now = set(words_of(BASE)), set(words_of(append))
+        changed = [f"-{w}" for w in sorted(base - now)] + [f"+{w}" for w in sorted(now - base)]
+        return changed[0] if changed else ""
+
+    def __call__(self, plan: Plan, meta: dict[str, str]) -> int:
+        self.plans.append(plan)
+        record = self.store.create_experiment(
+            plan={"workload": "boot"}, seed=1, accel="tcg", accel_reason="test", host={},
+            variants=[VariantRecord(v.name, v.config()) for v in plan.variants], meta=meta,
+        )  # fmt: skip
+        index = 0
+        for _ in range(plan.samples_per_variant):
+            for variant in plan.variants:
+                knob = self._knob(variant.append)
+                effect, sd = EFFECTS.get(knob, UNDECIDED) if knob else (0.0, 0.002)
+                if knob == self.hang:
+                    boot = BootRecord(variant=variant.name, index=index, warmup=False, outcome="timeout",
+                                      reason="no marker after 120 s")  # fmt: skip
+                    self.store.record_boot(record.id, boot, [LogLine("[    0.000000] Linux version 6.1")])
+                else:
+                    value = LEVEL_S + (effect or 0.0) + float(self.rng.normal(0.0, sd))
+                    boot = BootRecord(variant=variant.name, index=index, warmup=False, outcome="ok",
+                                      metrics={"kernel_init_s": value})  # fmt: skip
+                    lines = (
+                        self.probe_lines
+                        if meta.get("tune") == "probe"
+                        else [LogLine(f"[{value:12.6f}] Run /init as init process")]
+                    )
+                    self.store.record_boot(record.id, boot, lines)
+                index += 1
+        return record.id
+
+
+def _request(**given: object) -> TuneRequest:
+    fields = {"kernel": "/k/bzImage", "append": BASE, "metric": "kernel_init_s", "boots_per_arm": 6,
+              "alpha": 0.05, "allow": ("feature",), "min_saving": 0.01, **given}  # fmt: skip
+    return TuneRequest(**fields)  # type: ignore[arg-type]
+
+
+def test_stages_spend_boots_only_on_the_undecided(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "t.db") as store:
+        runner = FakeRunner(store)
+        result = tune(_request(), store, runner=runner)
+        screens = [
+            p
+            for p, run in zip(runner.plans, result.runs, strict=True)
+            if store.experiment(run).meta.get("tune") == "screen"
+        ]
+    verdicts = {t.knob.name: t.verdict for t in result.tried}
+    blacklists = [name for name in verdicts if name.startswith("+initcall_blacklist=")]
+    assert len(blacklists) == 3  # the smp1 log's three slowest initcalls, with --allow feature
+    assert verdicts["-initcall_debug"].decision == SAVING and verdicts["-initcall_debug"].boots == 6
+    assert verdicts["-initcall_debug"].saving == pytest.approx(0.20, abs=0.01)
+    dropped = verdicts["-ignore_loglevel"]
+    assert (
+        dropped.decision == NO_SAVING and "rules out a saving of 0.01" in dropped.why and dropped.boots == 6
+    )
+    for name in blacklists:
+        assert verdicts[name].decision == NO_SAVING and verdicts[name].boots == 6 * MAX_STAGES
+        assert f"after {6 * MAX_STAGES} boots" in verdicts[name].why
+    # Stage 1: the baseline and 5 knobs; later stages: the baseline and the 3 undecided only.
+    assert [len(p.variants) for p in screens] == [6, 4, 4]
+    # One knob kept: its screen was the A/B, no final run.
+    assert result.recommended is not None and result.recommended.knobs == ("-initcall_debug",)
+    assert result.recommended.append == "console=ttyS0 ignore_loglevel"
+    assert result.boots_spent == 1 + 6 * 6 + 2 * 4 * 6
+
+
+def test_a_budget_stops_the_stages_and_a_hang_is_rejected(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "t.db") as store:
+        runner = FakeRunner(store, hang="-ignore_loglevel")
+        # Stage 1 (36 boots) and the probe and a final A/B (13) fit 60; a second stage (24) does not.
+        result = tune(_request(budget=60), store, runner=runner)
+    verdicts = {t.knob.name: t.verdict for t in result.tried}
+    assert verdicts["-ignore_loglevel"].decision == REJECTED
+    assert "6 of 6 boots failed (timeout: no marker" in verdicts["-ignore_loglevel"].why
+    undecided = [v for name, v in verdicts.items() if name.startswith("+initcall_blacklist=")]
+    assert all(v.decision == NO_SAVING and "after 6 boots" in v.why for v in undecided)
+    assert result.boots_spent <= 60
