@@ -279,18 +279,6 @@ class Store:
                 raise StoreLookupError(f"{self.name}: {what} (see `bootscope runs`)")
             return self._experiment_from_row(conn, row)
 
-    def experiment_ids(self, *, status: str | None = None, newest: int | None = None) -> list[int]:
-        """Return the experiments' ids, oldest first: those stored with ``status`` only, when given,
-        and only the ``newest`` ones, when given (no boot is read). Raises StoreError."""
-        table = schema.experiments
-        query = sa.select(table.c.id).order_by(table.c.id.desc())
-        if status is not None:
-            query = query.where(table.c.status == status)
-        if newest is not None:
-            query = query.limit(newest)
-        with self._guard("reading"), self._engine.connect() as conn:
-            return sorted(int(row[0]) for row in conn.execute(query))
-
     def list_experiments(self, ids: Sequence[int] | None = None) -> list[ExperimentSummary]:
         """Return every experiment (those of ``ids`` only, when given: their boots alone are
         counted), oldest first, with its boot counts; raises StoreError."""

@@ -16,6 +16,7 @@ from bootscope.stats.summary import median_ci_ranks
 from bootscope.store import Store
 from bootscope.store.owner import shown_status
 from bootscope.store.records import ExperimentSummary
+from bootscope.store.run_ids import experiment_ids
 from bootscope.store.watch import Alert, load_alerts
 from bootscope.store.watch_series import Series, SeriesName, load_series, run_labels, series_names
 from bootscope.usecases.view_types import RunView
@@ -170,7 +171,7 @@ def overview(db: str, page: int = 1, query: str = "") -> Overview:
             raise StoreLookupError(f"{store.name}: no page {page} of series (there are {pages})")
         shown = _page_names(names, alerted, page)
         loaded = {s.key: s for s in load_series(store, [n.key for n in shown])}
-        wanted = {*store.experiment_ids(status="running"), *store.experiment_ids(newest=RECENT_RUNS)}
+        wanted = {*experiment_ids(store, status="running"), *experiment_ids(store, newest=RECENT_RUNS)}
         experiments = store.list_experiments(sorted(wanted))
     lines = [_line(loaded[n.key], alerted.get(n.key, ())) for n in shown if n.key in loaded]
     return Overview(
@@ -279,7 +280,7 @@ def runs_page(db: str, page: int = 1) -> RunsPage:
     their boot counts (only that page's boots are counted). Raises StoreLookupError for a page past
     the last, StoreError."""
     with Store.open(db, create=False) as store:
-        ids = store.experiment_ids()
+        ids = experiment_ids(store)
         pages = max(1, -(-len(ids) // RUNS_PER_PAGE))
         if not 1 <= page <= pages:
             raise StoreLookupError(f"{store.name}: no page {page} of runs (there are {pages})")
