@@ -65,7 +65,8 @@ class TuneResult:
     only: tuple[str, ...] = ()
 
 
-def _base_spec(request: TuneRequest) -> VariantSpec:
+def base_spec(request: TuneRequest) -> VariantSpec:
+    """Return the baseline's variant: the kernel, the machine options and the command line."""
     spec = apply_option(VariantSpec(name=BASELINE, kernel=""), "kernel", request.kernel)
     for option, value in (request.machine or {}).items():
         if value is not None:
@@ -169,7 +170,7 @@ def tune(
     if request.budget is not None and request.budget < 1 + 4 * request.boots_per_arm:
         n = request.boots_per_arm
         raise InputError(f"--budget {request.budget}: one knob needs {1 + 4 * n} boots at -n {n}")
-    base = _base_spec(request)
+    base = base_spec(request)
     probe, knobs, probe_value = _probe(store, request, base, run)
     tried_knobs, untried = _fit_budget(knobs, request)
     runs = [probe]
