@@ -22,16 +22,6 @@ from bootscope.store.records import ExperimentSummary
 from bootscope.store.watch import STATES, Alert
 from bootscope.usecases.dashboard import Overview, RunsPage, SeriesDetail, SeriesPoint
 
-NAV = (
-    ("/", "Overview"),
-    ("/alerts", "Alerts"),
-    ("/runs", "Runs"),
-    ("/compare", "Compare"),
-    ("/fleet", "Fleet"),
-)
-# Longest text shown in a table cell (a label or a revision can be any length).
-CELL_CHARS = 120
-
 
 def _number(value: float | None, unit: str) -> str:
     if value is None:

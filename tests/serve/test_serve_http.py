@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import statistics
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import dashboard_store
 from cli_here import run_in_process, run_json
-from served import serving
+from served import read_while_writing, serving
 
 from bootscope.store import BootRecord, Store
 
@@ -202,35 +201,19 @@ def test_serve_refuses_a_missing_store_a_taken_port_and_a_short_token(
 
 
 def test_readers_keep_reading_while_a_run_writes(url: str, store_db: str) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "usecases" / "watch"))
+    from stored_series import store_revision
+
     before = len(_get(url, "/api/runs").json())
-    errors: list[str] = []
-    seen: list[int] = []
-    stop = threading.Event()
 
-    def read() -> None:
-        while not stop.is_set():
-            for path in ("/api/runs", "/api/overview", "/"):
-                answer = _get(url, path)
-                if answer.status_code != 200:
-                    errors.append(f"{path}: {answer.status_code} {answer.text[:200]}")
-            seen.append(len(_get(url, "/api/runs").json()))
-
-    readers = [threading.Thread(target=read) for _ in range(3)]
-    for reader in readers:
-        reader.start()
-    try:
-        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "usecases" / "watch"))
-        from stored_series import store_revision
-
+    def write() -> None:
         with Store.open(store_db) as store:
             for number in range(8):
                 store_revision(store, f"w{number}", [1.2, 1.21, 1.22], time_s=1.8e9 + number)
-    finally:
-        stop.set()
-        for reader in readers:
-            reader.join()
+
+    errors, listed = read_while_writing(url, ("/api/runs", "/api/overview", "/"), 3, write)
     assert not errors, errors
-    assert seen and all(before <= n <= before + 8 for n in seen)
+    assert listed and all(before <= n <= before + 8 for n in listed)
     assert len(_get(url, "/api/runs").json()) == before + 8
 
 

@@ -4,7 +4,6 @@ readers answered while a run writes into the same database."""
 from __future__ import annotations
 
 import sys
-import threading
 from pathlib import Path
 
 import httpx
@@ -16,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "usecases" / "watch
 import dashboard_store
 from cli_here import run_json
 from postgres_server import NO_POSTGRES, new_database
-from served import serving
+from served import read_while_writing, serving
 from stored_series import store_revision
 
 from bootscope.store import Store
@@ -35,26 +34,13 @@ def test_serve_over_postgresql_while_a_run_writes(
             answer = httpx.get(url + path, timeout=60)
             assert answer.status_code == 200, (path, answer.text[:300])
         before = len(httpx.get(url + "/api/runs", timeout=60).json())
-        errors: list[str] = []
-        stop = threading.Event()
 
-        def read() -> None:
-            while not stop.is_set():
-                for path in ("/api/overview", "/api/runs"):
-                    answer = httpx.get(url + path, timeout=60)
-                    if answer.status_code != 200:
-                        errors.append(f"{path}: {answer.status_code} {answer.text[:200]}")
-
-        readers = [threading.Thread(target=read) for _ in range(2)]
-        for reader in readers:
-            reader.start()
-        try:
+        def write() -> None:
             with Store.open(db) as store:
                 for number in range(6):
                     store_revision(store, f"pg{number}", [1.3, 1.31, 1.32], time_s=1.9e9 + number)
-        finally:
-            stop.set()
-            for reader in readers:
-                reader.join()
+
+        errors, listed = read_while_writing(url, ("/api/overview", "/api/runs"), 2, write)
         assert not errors, errors
+        assert listed and all(before <= n <= before + 6 for n in listed)
         assert len(httpx.get(url + "/api/runs", timeout=60).json()) == before + 6
