@@ -45,7 +45,9 @@ IMAGE_MEM_MB = 1024  # systemd, udev and a Debian initramfs do not fit in 512 Mi
 IMAGE_BUILD_TIMEOUT_S = 1800.0
 # agetty (util-linux term-utils/agetty.c do_prompt()) prints "HOSTNAME login: " and no newline: the
 # console reader cuts a line after it (BootConfig.prompt_regex), and the image variants' marker is it.
-LOGIN_PROMPT = r"\S login: "
+# agetty writes the host name and " login: " apart, so another writer on the console (the image's
+# collector, a kernel message) can end the line between them: " login: " at a line's start counts.
+LOGIN_PROMPT = r"(?:\S|^\r?) login: "
 # bootscope-collect.service in the image prints systemd's accounting between these lines.
 COLLECT_BEGIN = "BOOTSCOPE-SYSTEMD-BEGIN"
 COLLECT_SECTION = "BOOTSCOPE-SYSTEMD-SECTION"

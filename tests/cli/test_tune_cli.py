@@ -1,7 +1,8 @@
 """`bootscope tune` on real boots: Debian's cloud kernel under -icount (guest time counts
 instructions, so the verdicts hold whatever else this host runs), a baseline command line with
-console noise (initcall_debug ignore_loglevel) and, allowed as a feature knob, the slow crypto
-self-test initcall. Every saving is checked against the stored boots themselves."""
+console noise (initcall_debug) and, allowed as a feature knob, the slow crypto self-test initcall.
+Every saving is checked against the stored boots themselves. One boot at a time (no -j): the image
+lane boots beside this one, and two more QEMUs starved its guest past a marker's timeout once."""
 
 from __future__ import annotations
 
@@ -28,14 +29,14 @@ def _bootscope(*args: str) -> subprocess.CompletedProcess[str]:
 def test_tune_finds_the_console_noise_and_a_slow_initcall(cloud_kernel: Path, tmp_path: Path) -> None:
     db = str(tmp_path / "tune.db")
     done = _bootscope(
-        "tune", str(cloud_kernel), "--append", BASE, "--icount", "3", "-n", "4", "-j", "2", "--seed", "5",
-        "--allow", "feature", "--only", "initcall_debug", "--only", "ignore_loglevel",
-        "--only", "initcall_blacklist=crypto_algapi_init", "--db", db, "--format", "json",
+        "tune", str(cloud_kernel), "--append", BASE, "--icount", "3", "-n", "4", "--seed", "5",
+        "--allow", "feature", "--only", "initcall_debug", "--only", "initcall_blacklist=crypto_algapi_init",
+        "--db", db, "--format", "json",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     knobs = {c["knob"]: c for c in result["candidates"]}
-    assert set(knobs) == {"-initcall_debug", "-ignore_loglevel", "+initcall_blacklist=crypto_algapi_init"}
+    assert set(knobs) == {"-initcall_debug", "+initcall_blacklist=crypto_algapi_init"}
     assert knobs["+initcall_blacklist=crypto_algapi_init"]["risk"] == "feature"
     probe, screen, final = result["runs"]
     with Store.open(db) as store:
@@ -55,17 +56,17 @@ def test_tune_finds_the_console_noise_and_a_slow_initcall(cloud_kernel: Path, tm
         # Under -icount each arm's boots differ by microseconds: the saving is the medians' difference.
         assert knob["saving"] == pytest.approx(base - statistics.median(screened[name]), abs=0.002)
         assert knob["decision"] == "saving" and knob["ci"][0] > 0 and knob["boots"] == 4
-    # Printing every initcall costs more than the debug messages alone; the crypto self-tests most.
-    assert 0.05 < knobs["-ignore_loglevel"]["saving"] < knobs["-initcall_debug"]["saving"] < 1.0
+    # Two lines per initcall cost a tenth of a second or more; the crypto self-tests seconds under TCG.
+    assert 0.05 < knobs["-initcall_debug"]["saving"] < 1.0
     assert knobs["+initcall_blacklist=crypto_algapi_init"]["saving"] > 1.0
-    # The final A/B of the three together, booted again against the baseline.
+    # The final A/B of the two together, booted again against the baseline.
     recommended = result["recommended"]
-    assert recommended["append"] == "initcall_blacklist=crypto_algapi_init"
+    assert recommended["append"] == "ignore_loglevel initcall_blacklist=crypto_algapi_init"
     assert recommended["decision"] == "saving" and recommended["combination"] == ""
     together = statistics.median(finals["baseline"]) - statistics.median(finals["tuned"])
     assert recommended["saving"] == pytest.approx(together, abs=0.002) and recommended["ci"][0] > 0
     assert recommended["sum_of_singles"] == pytest.approx(sum(k["saving"] for k in knobs.values()))
-    assert result["boots_spent"] == spent == 1 + 4 * 4 + 2 * 4
+    assert result["boots_spent"] == spent == 1 + 3 * 4 + 2 * 4
 
 
 def _applied(knob: str, base: str) -> str:

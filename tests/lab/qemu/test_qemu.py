@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from bootscope import defaults
 from bootscope.errors import BootError, InputError
 from bootscope.lab.hostload import HostLoadMeter
 from bootscope.lab.qemu import process
@@ -188,6 +189,21 @@ def test_a_getty_prompt_is_a_line_of_its_own_when_it_arrives() -> None:
     assert splitter.feed(b"in: ", 2) == [LogLine("bootscope login: ", host_ns=2)]
     lines = splitter.feed(b"[   73.6] systemd[1]: Started x.\r\nbootscope login: \r\nBEGIN\r\n", 3)
     assert [line.text for line in lines] == ["[   73.6] systemd[1]: Started x.", "bootscope login: ", "BEGIN"]
+
+
+def test_a_getty_prompt_split_by_another_writer_is_still_the_prompt() -> None:
+    # Seen in CI: a starved guest's getty wrote its host name, the collector's output ended that
+    # line, then the getty wrote " login: ", and the collector went on on the same line.
+    splitter = _LineSplitter(re.compile(defaults.LOGIN_PROMPT.encode()))
+    assert [line.text for line in splitter.feed(b"\r\nbootscope", 1)] == [""]
+    assert [line.text for line in splitter.feed(b"\r\n", 2)] == ["bootscope"]
+    assert splitter.feed(b" login: ", 3) == [LogLine(" login: ", host_ns=3)]
+    assert [line.text for line in splitter.feed(b"Id=modprobe@configfs.service\r\n", 4)] == [
+        "Id=modprobe@configfs.service"
+    ]
+    # A line that merely holds the words is no prompt unless they start it or follow a name.
+    assert [line.text for line in splitter.feed(b"no login: here\r\n", 5)] == ["no login: ", "here"]
+    assert [line.text for line in splitter.feed(b"x  login:  y\r\n", 6)] == ["x  login:  y"]
 
 
 def test_qemu_that_fails_to_start_is_a_qemu_error(tmp_path: Path) -> None:
