@@ -13,7 +13,7 @@ boots decides, and a stage is a fixed number of boots.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from bootscope.lab.plans.boot import Plan, VariantSpec, plan_with_settings, validate_plan
@@ -22,7 +22,16 @@ from bootscope.model import LogLine
 from bootscope.store import Store
 from bootscope.store.records import BootRecord
 from bootscope.usecases.tune.catalogue import Knob
-from bootscope.usecases.tune.decide import NO_SAVING, SAVING, SLOWER, Verdict, judge, rejected, same_system
+from bootscope.usecases.tune.decide import (
+    NO_SAVING,
+    REJECTED,
+    SAVING,
+    SLOWER,
+    Verdict,
+    judge,
+    rejected,
+    same_system,
+)
 from bootscope.usecases.tune.request import TuneRequest
 
 BASELINE = "baseline"
@@ -68,6 +77,27 @@ def arms_of(store: Store, run: int) -> tuple[dict[str, list[BootRecord]], dict[s
     return records, logs
 
 
+def judge_arm(
+    records: Mapping[str, Sequence[BootRecord]],
+    logs: Mapping[str, Sequence[Sequence[LogLine]]],
+    name: str,
+    values: tuple[Sequence[float], Sequence[float]],
+    boots: int,
+    request: TuneRequest,
+) -> Verdict:
+    """Return arm ``name``'s verdict against the baseline: rejected (with what broke) when its boots
+    of this run (``records``, ``logs``) are not the same system as the baseline's, else the saving
+    of ``values`` (the baseline's and the arm's, pooled over the stages so far); ``boots``: the
+    arm's boots so far."""
+    broke = same_system(
+        records.get(BASELINE, []), records.get(name, []), logs.get(BASELINE, []), logs.get(name, []),
+        request.metric,
+    )  # fmt: skip
+    if broke:
+        return rejected(broke, boots)
+    return judge(values[0], values[1], request.metric, unit_of(request.metric), request.alpha)
+
+
 def _settled(verdict: Verdict, min_saving: float) -> Verdict | None:
     if verdict.decision in (SAVING, SLOWER):
         return verdict
@@ -88,8 +118,7 @@ def screen(
     """Screen ``knobs`` against ``base`` (see the module's docstring) with ``run`` booting each
     stage's plan; ``boots_left``: the boots the stages may spend (None: no cap; the first stage is
     always booted)."""
-    metric, alpha, n, append = request.metric, request.alpha, request.boots_per_arm, request.append
-    unit = unit_of(metric)
+    metric, n, append = request.metric, request.boots_per_arm, request.append
     pending = list(enumerate(knobs, 1))
     pooled: dict[int, tuple[list[float], list[float]]] = {i: ([], []) for i, _ in pending}
     booted: dict[int, int] = dict.fromkeys(pooled, 0)
@@ -111,19 +140,11 @@ def screen(
         for i, knob in pending:
             name = f"k{i}"
             booted[i] += len(records.get(name, []))
-            broke = same_system(
-                records.get(BASELINE, []),
-                records.get(name, []),
-                logs.get(BASELINE, []),
-                logs.get(name, []),
-                metric,
-            )
-            if broke:
-                verdicts[i] = rejected(broke, booted[i])
-                continue
             pooled[i][0].extend(samples.get(BASELINE, []))
             pooled[i][1].extend(samples.get(name, []))
-            verdicts[i] = judge(pooled[i][0], pooled[i][1], metric, unit, alpha)
+            verdicts[i] = judge_arm(records, logs, name, pooled[i], booted[i], request)
+            if verdicts[i].decision == REJECTED:
+                continue
             if _settled(verdicts[i], min_saving) is None:
                 still.append((i, knob))
             else:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from bootscope.analyze.stored import analyze_stored_boot
 from bootscope.errors import BootError, InputError
@@ -26,9 +25,9 @@ from bootscope.metrics import definition, unit_of
 from bootscope.store import Store
 from bootscope.usecases.run import start_experiment
 from bootscope.usecases.tune.catalogue import Knob, candidates, with_knobs
-from bootscope.usecases.tune.decide import SAVING, Verdict, judge, rejected, same_system
+from bootscope.usecases.tune.decide import SAVING, Verdict
 from bootscope.usecases.tune.request import TuneRequest
-from bootscope.usecases.tune.screen import BASELINE, Runner, TriedKnob, arms_of, plan_of, screen
+from bootscope.usecases.tune.screen import BASELINE, Runner, TriedKnob, arms_of, judge_arm, plan_of, screen
 
 TUNED = "tuned"
 MIN_BOOTS_PER_ARM = 4  # the fewest a side that give a 95% interval of a shift (Mann-Whitney)
@@ -74,37 +73,24 @@ def base_spec(request: TuneRequest) -> VariantSpec:
     return replace(spec, append=request.append)
 
 
-def _judged(store: Store, run: int, names: Sequence[str], request: TuneRequest) -> dict[str, Verdict]:
+def _judged(store: Store, run: int, name: str, request: TuneRequest) -> Verdict:
     records, logs = arms_of(store, run)
     samples = store.samples(run, request.metric)
-    unit = unit_of(request.metric)
-    verdicts = {}
-    for name in names:
-        broke = same_system(
-            records.get(BASELINE, []), records.get(name, []), logs.get(BASELINE, []), logs.get(name, []),
-            request.metric,
-        )  # fmt: skip
-        n = len(records.get(name, []))
-        verdicts[name] = (
-            rejected(broke, n)
-            if broke
-            else judge(samples.get(BASELINE, []), samples.get(name, []), request.metric, unit, request.alpha)
-        )
-    return verdicts
+    values = (samples.get(BASELINE, []), samples.get(name, []))
+    return judge_arm(records, logs, name, values, len(records.get(name, [])), request)
 
 
 def _fit_budget(knobs: list[Knob], request: TuneRequest) -> tuple[list[Knob], list[Knob]]:
     if request.budget is None:
         return knobs, []
     n = request.boots_per_arm
-    fits = (request.budget - 1 - 3 * n) // n  # the probe, the screen's baseline, a final A/B
-    if fits < 1:
-        raise InputError(f"--budget {request.budget}: one knob needs {1 + 4 * n} boots at -n {n}")
+    # the probe, the screen's baseline, a final A/B; at least one knob fits (`tune` checked)
+    fits = (request.budget - 1 - 3 * n) // n
     return knobs[:fits], knobs[fits:]
 
 
 def _probe(
-    store: Store, request: TuneRequest, base: VariantSpec, run: Any
+    store: Store, request: TuneRequest, base: VariantSpec, run: Runner
 ) -> tuple[int, list[Knob], float | None]:
     probe = run(plan_of([base], request, 1), {"tune": "probe"})
     ok = [b for b in store.boots(probe) if b.outcome == "ok" and not b.superseded]
@@ -124,7 +110,7 @@ def _probe(
 
 
 def _recommend(
-    store: Store, request: TuneRequest, base: VariantSpec, kept: Sequence[TriedKnob], run: Any
+    store: Store, request: TuneRequest, base: VariantSpec, kept: Sequence[TriedKnob], run: Runner
 ) -> tuple[Recommendation, list[int]]:
     """The kept knobs together against the baseline (one kept knob: its screen was that A/B); when
     the combination breaks the system or shows no saving, the best single knob, saying so."""
@@ -135,7 +121,7 @@ def _recommend(
     append = with_knobs(request.append, [t.knob for t in kept])
     tuned = replace(base, name=TUNED, append=append)
     final = run(plan_of([base, tuned], request, request.boots_per_arm), {"tune": "final"})
-    verdict = _judged(store, final, [TUNED], request)[TUNED]
+    verdict = _judged(store, final, TUNED, request)
     names = tuple(t.knob.name for t in kept)
     if verdict.decision == SAVING:
         return Recommendation(append, names, verdict, total), [final]
