@@ -54,6 +54,14 @@ Accel = Annotated[str | None, typer.Option("--accel", help="auto, kvm or tcg (de
 QuietHost = Annotated[
     bool, typer.Option("--quiet-host", help="Wait for an idle host; re-run disturbed measurements.")
 ]
+Retries = Annotated[
+    int | None,
+    typer.Option(
+        "--retries",
+        help="Boot a slot again, up to this many more times, when its boot failed (timeout, panic,"
+        " QEMU error); the failed boots stay stored, marked superseded (default 0).",
+    ),
+]
 Resume = Annotated[
     str | None, typer.Option("--resume", help="Finish stored experiment ID (or 'latest') after a crash.")
 ]
@@ -107,6 +115,7 @@ def run_settings(
     until: str | None,
     precision: str | None,
     max_n: int | None,
+    retries: int | None = None,
 ) -> GivenSettings:
     """Return the run settings given on the command line, typed and checked (None: not given, the
     plan file's or the default applies), for the run, sweep and history use cases.
@@ -126,6 +135,7 @@ def run_settings(
         until=until,
         precision=None if precision is None else parse_fraction(precision, "--precision"),
         max_n=max_n,
+        retries=retries,
     )
 
 

@@ -101,6 +101,7 @@ def run(
     jobs: options.Jobs = None,
     executor_spec: options.ExecutorOpt = None,
     quiet_host: options.QuietHost = False,
+    retries: options.Retries = None,
     until: options.Until = None,
     precision: options.Precision = None,
     max_n: options.MaxN = None,
@@ -173,7 +174,7 @@ def run(
     # Settings are read only for a new run: --resume reruns the stored plan's, whatever is given.
     settings = None if resume is not None else options.run_settings(
         samples=samples, warmup=warmup, seed=seed, timeout=timeout, accel=accel, jobs=jobs,
-        quiet_host=quiet_host, until=until, precision=precision, max_n=max_n,
+        quiet_host=quiet_host, until=until, precision=precision, max_n=max_n, retries=retries,
     )  # fmt: skip
     singles = {
         "image": image, "append": append, "smp": smp, "mem": mem, "cpu": cpu, "icount": icount,

@@ -24,7 +24,7 @@ from bootscope.lab.plans.schedule import Slot
 from bootscope.lab.progress import Reporter
 from bootscope.lab.targets.base import Target
 from bootscope.lab.workloads.protocol import SlotRun, Workload, first_index
-from bootscope.model import LogLine
+from bootscope.model import LogLine, Outcome
 from bootscope.store.records import BootRecord, ExperimentRecord
 
 # A slot is "disturbed" when other processes kept, on average, more than this many CPUs busy while it
@@ -33,6 +33,21 @@ DISTURBED_OTHER_CPUS = 0.25
 IDLE_OTHER_CPUS = 0.2  # --quiet-host waits until others use less than this many CPUs
 IDLE_WAIT_S = 60.0  # ... but no longer than this before each slot
 QUIET_HOST_ATTEMPTS = 3  # a disturbed slot is run at most this many times in all
+
+
+@dataclass(frozen=True, slots=True)
+class _Rerun:
+    """Which spoilt attempts of a slot may still be run again: a ``disturbed`` one (--quiet-host),
+    a ``failed`` one (--retries)."""
+
+    disturbed: bool
+    failed: bool
+
+    def wanted(self, disturbed: bool, failed: bool, earlier: Sequence[BootRecord]) -> bool:
+        """Return True if a record (disturbed, failed) of this attempt, after ``earlier`` records of
+        the same attempt, is to be superseded by running the slot again."""
+        spoilt = (self.disturbed and disturbed) or (self.failed and failed)
+        return spoilt or ((self.disturbed or self.failed) and any(r.superseded for r in earlier))
 
 
 class BootSink(Protocol):
@@ -70,21 +85,33 @@ class SlotLoop:
         self.reporter.note(message)
 
     def run_slot(self, slot: Slot, first_attempt: int, affinity: tuple[int, ...] | None) -> None:
-        quiet = self.workload.settings.quiet_host
-        last_attempt = max(first_attempt, QUIET_HOST_ATTEMPTS - 1) if quiet else first_attempt
-        for attempt in range(first_attempt, last_attempt + 1):
+        """Run ``slot`` from attempt ``first_attempt`` on: again while --quiet-host finds it disturbed
+        (at most QUIET_HOST_ATTEMPTS in all) or, up to ``retries`` more times, while its boot fails;
+        every attempt is stored, the replaced ones marked superseded."""
+        settings = self.workload.settings
+        quiet = settings.quiet_host
+        quiet_last = max(first_attempt, QUIET_HOST_ATTEMPTS - 1) if quiet else first_attempt
+        failed_last = first_attempt + settings.retries
+        for attempt in range(first_attempt, max(quiet_last, failed_last) + 1):
             self.stop_if_cancelled()
             if quiet and not wait_for_idle(IDLE_OTHER_CPUS, IDLE_WAIT_S):
                 self.note(f"host not idle after {IDLE_WAIT_S:g} s; measuring anyway")
-            emitted = self._attempt(slot, attempt, affinity, retry_allowed=quiet and attempt < last_attempt)
+            rerun = _Rerun(disturbed=quiet and attempt < quiet_last, failed=attempt < failed_last)
+            emitted = self._attempt(slot, attempt, affinity, rerun)
             if not any(record.superseded for record in emitted):
                 return
-            # One disturbed measurement spoils the slot (a chain's kernels share one guest): re-run it.
+            for record in emitted:
+                if record.superseded and record.outcome != Outcome.OK.value:
+                    self.note(
+                        f"slot {slot.index} ({record.variant}): {record.outcome}"
+                        f" ({record.reason or 'no reason given'}); booting it again (--retries)"
+                    )
+            # One spoilt measurement spoils the slot (a chain's kernels share one guest): re-run it.
             rest = [r.id for r in emitted if r.id is not None and not r.superseded]
             self.store.supersede(self.experiment.id, rest)
 
     def _attempt(
-        self, slot: Slot, attempt: int, affinity: tuple[int, ...] | None, retry_allowed: bool
+        self, slot: Slot, attempt: int, affinity: tuple[int, ...] | None, rerun: _Rerun
     ) -> list[BootRecord]:
         self.reporter.boot_started(slot)
         meter = HostLoadMeter()
@@ -110,7 +137,7 @@ class SlotLoop:
                 disturbed=disturbed,
                 other_cpu_s=round(load.other_cpu_s, 3),
                 steal_s=round(load.steal_s, 3),
-                superseded=retry_allowed and (disturbed or any(r.superseded for r in emitted)),
+                superseded=rerun.wanted(disturbed, record.outcome != Outcome.OK.value, emitted),
                 placement={
                     **self.placement,
                     "cores": sorted(affinity or os.sched_getaffinity(0)),

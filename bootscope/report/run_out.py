@@ -50,6 +50,7 @@ def run_document(result: RunResult, summary: RunSummary, db: str) -> dict[str, A
                 "failed": s.failed,
                 "warmup": s.warmup,
                 "disturbed": s.disturbed,
+                "retried": s.retried,
                 "metrics": {
                     name: {"n": m.n, "median": m.median, "min": m.min, "max": m.max}
                     for name, m in s.metrics.items()
@@ -72,10 +73,11 @@ def print_run(
     exp = summary.experiment
     counts = Table(title=Text(f"experiment {exp.id}: {exp.status}"), title_justify="left")
     counts.add_column("variant")
-    for heading in ("ok", "failed", "warm-up", "disturbed"):
+    for heading in ("ok", "failed", "warm-up", "disturbed", "retried"):
         counts.add_column(heading, justify="right", no_wrap=True)
     for item in summary.summaries:
-        counts.add_row(Text(item.name), str(item.ok), str(item.failed), str(item.warmup), str(item.disturbed))
+        numbers = (item.ok, item.failed, item.warmup, item.disturbed, item.retried)
+        counts.add_row(Text(item.name), *(str(number) for number in numbers))
     out.print(counts)
     metrics = Table(title=Text(f"measured ok {noun}"), title_justify="left")
     for heading in ("metric", "unit", "variant", "n", "median", "min", "max"):

@@ -39,7 +39,8 @@ class MetricSpread:
 
 @dataclass(frozen=True, slots=True)
 class VariantSummary:
-    """One variant's boots: measured ok and failed, warm-ups, disturbed attempts, and metric spreads."""
+    """One variant's boots: measured ok and failed, warm-ups, disturbed attempts, failed attempts
+    booted again (``retried``, --retries) and metric spreads."""
 
     name: str
     ok: int
@@ -47,6 +48,7 @@ class VariantSummary:
     warmup: int
     disturbed: int
     metrics: dict[str, MetricSpread] = field(default_factory=dict)
+    retried: int = 0
 
 
 def summarize(
@@ -77,6 +79,7 @@ def summarize(
                 warmup=sum(1 for boot in final if boot.warmup),
                 disturbed=sum(1 for boot in mine if boot.disturbed),
                 metrics=spreads,
+                retried=sum(1 for boot in mine if boot.superseded and boot.outcome != Outcome.OK),
             )
         )
     return result

@@ -360,6 +360,7 @@ def test_disk_is_attached_and_never_modified(cloud_kernel: Path, tmp_path: Path)
         (["run", "--resume", "9"], 2, "no experiment 9"),  # a run that is not there: bad input
         (["export", "latest", "--format", "xml"], 2, "json, csv or kcidb"),
         (["run", "/no/such/bzImage", "--format", "yaml"], 2, "choose table or json"),
+        (["run", "/no/such/bzImage", "--retries", "-1"], 2, "--retries cannot be negative"),
         (["kexec", "/no/such/bzImage", "--mem", "lots"], 2, "--mem takes MiB"),
         (["kexec", "/no/such/bzImage", "--mem", "32"], 2, "at least 64 MiB"),
         (["kexec", "/no/such/bzImage", "--mem", "2048", "--mem-sweep", "1024,2048"], 2, "not both"),

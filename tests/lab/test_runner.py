@@ -5,22 +5,24 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from bootscope.errors import BootError
+from bootscope.errors import BootError, InputError
 from bootscope.lab import slots
-from bootscope.lab.plans.boot import Plan, VariantSpec, plan_from_dict
+from bootscope.lab.plans.boot import Plan, VariantSpec, plan_from_dict, validate_plan
 from bootscope.lab.plans.kexec import KexecPlan, KexecVariant
 from bootscope.lab.plans.schedule import build_schedule
 from bootscope.lab.qemu.kexec_chain import KexecOptions
 from bootscope.lab.qemu.process import BootConfig
+from bootscope.lab.targets.base import LineCallback, StartCallback
 from bootscope.lab.targets.fake import FakeTarget
 from bootscope.lab.workloads.boot import BootWorkload
 from bootscope.lab.workloads.kexec import INTERRUPTED_REASON
 from bootscope.metrics import KERNEL_INIT_S, KEXEC_DOWNTIME_S, KEXEC_METRICS, USERSPACE_S
-from bootscope.model import LogLine
+from bootscope.model import Boot, LogLine
 from bootscope.store import Store
 from bootscope.usecases.run import resume_experiment, start_experiment, start_kexec
 
@@ -130,6 +132,56 @@ def test_quiet_host_reruns_a_disturbed_slot_and_keeps_the_attempts(
         assert [b.attempt for b in mine] == list(range(attempts))
         assert [b.superseded for b in mine] == [True] * (attempts - 1) + [False]
         assert all(b.disturbed for b in mine)
+
+
+class _HangsOnce(FakeTarget):
+    """A fake target whose first boot of a good command line hangs (a timeout)."""
+
+    hung: bool = False
+
+    def boot(self, config: BootConfig, on_line: LineCallback | None, on_start: StartCallback | None) -> Boot:
+        if not self.hung and "fake.fail" not in config.append:
+            self.hung = True
+            config = replace(config, append=f"{config.append} fake.fail=timeout")
+        return super().boot(config, on_line, on_start)
+
+
+def test_retries_boot_a_failed_slot_again_and_keep_the_failed_boot(tmp_path: Path) -> None:
+    # The good variant's first boot hangs once (a guest hang, as a two-vCPU TCG guest does about once
+    # in 300 boots); --retries 2 boots that slot again and keeps the hang, superseded. A variant that
+    # always fails uses every retry and keeps its last failure as the slot's record.
+    target = _HangsOnce()
+    plan = Plan(
+        variants=(VariantSpec("ok", "k"), VariantSpec("hangs", "k", append="fake.fail=timeout")),
+        seed=3,
+        samples_per_variant=2,
+        warmup_per_variant=0,
+        retries=2,
+    )
+    with Store.open(tmp_path / "r.db") as store:
+        result = start_experiment(plan, store, target=target)
+        boots = store.boots(result.experiment.id)
+    first_ok = min(b.index for b in boots if b.variant == "ok")
+    assert [(b.attempt, b.outcome, b.superseded) for b in boots if b.index == first_ok] == [
+        (0, "timeout", True),
+        (1, "ok", False),
+    ]
+    for index in {b.index for b in boots if b.variant == "hangs"}:
+        mine = [b for b in boots if b.index == index]
+        assert [(b.attempt, b.outcome, b.superseded) for b in mine] == [
+            (0, "timeout", True),
+            (1, "timeout", True),
+            (2, "timeout", False),
+        ]
+    assert target.boots == 1 + 2 + 3 + 3  # ok slots 1 + 2 (a hang and its retry), hangs 3 + 3
+    assert sum("booting it again (--retries)" in note for note in result.notes) == 1 + 2 + 2
+    ok = [b for b in boots if b.variant == "ok" and not b.superseded]
+    assert len(ok) == 2 and all(b.outcome == "ok" for b in ok)
+
+
+def test_negative_retries_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="--retries cannot be negative"):
+        validate_plan(_plan(retries=-1))
 
 
 def _kexec_plan(hops: int = 2, chains: int = 3, jobs: int = 1) -> KexecPlan:

@@ -73,10 +73,13 @@ def test_the_stored_plan_document_keeps_its_format() -> None:
     document = plan.to_dict()
     assert list(document) == [
         "variants", "seed", "samples_per_variant", "warmup_per_variant", "timeout_s", "accel", "jobs",
-        "quiet_host", "until", "precision", "max_n",
+        "quiet_host", "until", "precision", "max_n", "retries",
     ]  # fmt: skip
     assert (document["seed"], document["jobs"], document["accel"]) == (7, 2, "auto")
     assert plan_from_dict(document) == plan
+    # A plan stored before --retries existed reads back with no retries.
+    older = {key: value for key, value in document.items() if key != "retries"}
+    assert plan_from_dict(older).retries == 0
 
 
 def test_a_kexec_plan_takes_the_same_settings() -> None:

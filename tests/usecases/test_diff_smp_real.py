@@ -35,7 +35,10 @@ def smp_boots(cloud_kernel: Path, tmp_path_factory: pytest.TempPathFactory) -> P
         VariantSpec(name="two", kernel=str(cloud_kernel), smp=2),
     )
     # Plain TCG: host load stretches guest time, so a boot another process disturbed is re-run by
-    # bootscope itself (--quiet-host), not tolerated by a wider bound here.
+    # bootscope itself (--quiet-host), not tolerated by a wider bound here. A two-vCPU TCG guest of
+    # QEMU 7.2 also hangs now and then (CI of stop 38: 1 of 266 such boots stopped printing at 1.2 s,
+    # after "IP idents hash table entries", with the host idle): --retries 1 boots that slot again
+    # and keeps the hang on record, superseded.
     plan = Plan(
         variants=variants,
         seed=21,
@@ -43,6 +46,7 @@ def smp_boots(cloud_kernel: Path, tmp_path_factory: pytest.TempPathFactory) -> P
         warmup_per_variant=0,
         accel="tcg",
         quiet_host=True,
+        retries=1,
     )
     with Store.open(db) as store:
         run = start_experiment(plan, store).experiment.id

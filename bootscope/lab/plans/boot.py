@@ -55,6 +55,7 @@ class Plan:
     until: str | None = None
     precision: float = 0.01
     max_n: int | None = None
+    retries: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """Return the plan as a JSON-able dict; :func:`plan_from_dict` reads it back."""
@@ -102,6 +103,7 @@ RUN_KEYS = {
     "until": "until",
     "precision": "precision",
     "max-n": "max_n",
+    "retries": "retries",
 }
 
 
@@ -174,6 +176,7 @@ def validate_plan(plan: Plan) -> Plan:
         until=plan.until,
         precision=plan.precision,
         max_n=plan.max_n,
+        retries=plan.retries,
     )
     return plan
 

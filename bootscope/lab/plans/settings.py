@@ -17,7 +17,8 @@ UNTIL = ("precise",)
 class RunSettings:
     """How the runner runs a plan: ``samples_per_variant`` measured slots per variant after
     ``warmup_per_variant`` warm-up slots, in the order ``seed`` shuffles; ``jobs`` slots at once;
-    ``quiet_host`` waits for an idle host and re-runs disturbed slots; ``until="precise"`` adds rounds
+    ``quiet_host`` waits for an idle host and re-runs disturbed slots; ``retries`` re-runs a slot whose
+    boot failed (timeout, panic, QEMU error) up to that many more times; ``until="precise"`` adds rounds
     (up to ``max_n``) until the stopping rule holds at ``precision`` (a fraction); ``accel`` is the
     accelerator asked for (auto, kvm, tcg)."""
 
@@ -30,6 +31,7 @@ class RunSettings:
     until: str | None = None
     precision: float = 0.01
     max_n: int | None = None
+    retries: int = 0
 
 
 def check_settings(
@@ -42,11 +44,13 @@ def check_settings(
     until: str | None = None,
     precision: float | None = None,
     max_n: int | None = None,
+    retries: int | None = None,
 ) -> None:
     """Check run settings (None: not given, nothing to check): the one place of these rules, for the
     settings a user gives and for every stored or built plan. Returns nothing; raises InputError naming
     the first bad value (-n below 1, negative warm-up, -j below 1, a timeout that is not positive, an
-    unknown accelerator or --until, --max-n below -n, --precision outside 0..100 %)."""
+    unknown accelerator or --until, --max-n below -n, --precision outside 0..100 %, negative
+    --retries)."""
     if samples_per_variant is not None and samples_per_variant < 1:
         raise InputError(f"samples per variant must be at least 1 (got {samples_per_variant})")
     if warmup_per_variant is not None and warmup_per_variant < 0:
@@ -63,6 +67,8 @@ def check_settings(
         raise InputError(f"--max-n ({max_n}) must be at least -n ({samples_per_variant})")
     if precision is not None and not 0 < precision < 1:
         raise InputError(f"--precision must be between 0 and 100 % (got {precision:%})")
+    if retries is not None and retries < 0:
+        raise InputError(f"--retries cannot be negative (got {retries})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +88,7 @@ class GivenSettings:
     until: str | None = None
     precision: float | None = None
     max_n: int | None = None
+    retries: int | None = None
 
     def __post_init__(self) -> None:
         check_settings(
@@ -93,6 +100,7 @@ class GivenSettings:
             until=self.until,
             precision=self.precision,
             max_n=self.max_n,
+            retries=self.retries,
         )
 
     def given(self) -> dict[str, Any]:
@@ -138,4 +146,5 @@ _SETTING_TYPES: dict[str, Callable[[Any], Any]] = {
     "until": str,
     "precision": float,
     "max_n": int,
+    "retries": int,
 }
