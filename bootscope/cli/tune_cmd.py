@@ -9,15 +9,29 @@ import typer
 
 from bootscope import defaults
 from bootscope.cli import options
-from bootscope.metrics import DEFAULT_METRIC
+from bootscope.errors import InputError
+from bootscope.metrics import DEFAULT_METRIC, LOGIN_PROMPT_S
 
 TUNE_FORMATS = ("table", "json", "markdown")
 
 
 def tune(
-    kernel: Annotated[str, typer.Argument(help="Kernel: a bzImage path or debian:<flavour|package>.")],
+    kernel: Annotated[
+        str | None,
+        typer.Argument(help="Kernel: a bzImage path or debian:<flavour|package> (with --image: optional)."),
+    ] = None,
+    image: Annotated[
+        str | None,
+        typer.Option("--image", help="Tune a system image (bootscope image build NAME) to its login prompt."),
+    ] = None,
     append: Annotated[str, typer.Option("--append", help="The baseline's kernel command line.")] = "",
-    metric: Annotated[str, typer.Option("--metric", help="The metric to make smaller.")] = DEFAULT_METRIC,
+    metric: Annotated[
+        str | None,
+        typer.Option(
+            "--metric",
+            help=f"The metric to make smaller (default {DEFAULT_METRIC}; with --image {LOGIN_PROMPT_S}).",
+        ),
+    ] = None,
     n: Annotated[int, typer.Option("-n", help="Boots an arm: the baseline and each knob (at least 4).")] = 6,
     budget: Annotated[
         int | None, typer.Option("--budget", help="Most boots in all; knobs past it are left untried.")
@@ -34,6 +48,13 @@ def tune(
     ] = None,
     only: Annotated[
         list[str] | None, typer.Option("--only", help="Try only knobs named so (e.g. quiet; repeat).")
+    ] = None,
+    tries: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--try",
+            help="Also try this command-line word: WORD or +WORD adds it, -NAME removes it (repeat).",
+        ),
     ] = None,
     smp: Annotated[int | None, typer.Option("--smp", help="vCPUs (default: 1).")] = None,
     mem: Annotated[int | None, typer.Option("--mem", help="Guest memory in MiB (default: 512).")] = None,
@@ -63,9 +84,13 @@ def tune(
     from bootscope.usecases.tune.search import tune as run_tune
 
     options.check_format(fmt, TUNE_FORMATS)
+    if not kernel and not image:
+        raise InputError("give a KERNEL (path or debian:cloud) or --image NAME to tune")
+    metric = metric or (LOGIN_PROMPT_S if image else DEFAULT_METRIC)
     floor, fraction = parse_amount(min_saving, "s", "--min-saving")
     request = TuneRequest(
-        kernel=kernel, append=append, metric=metric, boots_per_arm=n, alpha=alpha, budget=budget,
+        kernel=kernel or "", image=image, tries=tuple(tries or ()), append=append, metric=metric,
+        boots_per_arm=n, alpha=alpha, budget=budget,
         min_saving=None if floor is None else abs(floor), min_saving_fraction=abs(fraction or 0.01),
         allow=tuple(allow or ()), only=tuple(only or ()), machine={"smp": smp, "mem": mem, "icount": icount},
         settings=GivenSettings(seed=seed, timeout_s=timeout, accel=accel, jobs=jobs, warmup_per_variant=0),

@@ -8,7 +8,9 @@ import json
 from typing import Any
 
 from bootscope.report.text_table import Column, TextTable, lay_out, paragraph
+from bootscope.usecases.tune.account import Moved
 from bootscope.usecases.tune.decide import Verdict
+from bootscope.usecases.tune.knob import words_of
 from bootscope.usecases.tune.search import TuneResult
 
 # Left out, in this order, when the terminal is too narrow.
@@ -27,18 +29,28 @@ def _ci(verdict: Verdict, unit: str) -> str:
     return f"[{_amount(verdict.ci[0], unit)}, {_amount(verdict.ci[1], unit)}]"
 
 
+def _moved(moved: Moved) -> dict[str, Any]:
+    ci = list(moved.ci_s) if moved.ci_s else None
+    return {"kind": moved.kind, "name": moved.name, "saving": moved.saving_s, "ci": ci}
+
+
 def tune_document(result: TuneResult) -> dict[str, Any]:
     """Return the tune as the documented JSON-able dict: ``{"metric", "unit", "baseline": {"append",
     "median"}, "candidates": [{"knob", "risk", "source", "effect", "evidence", "saving", "ci",
-    "boots", "decision", "why"}], "untried": [knob...], "recommended": {"append", "knobs", "masks",
+    "boots", "decision", "why", "where": [{"kind", "name", "saving", "ci"}]}], "pareto": [{"risk",
+    "knobs", "saving_sum"}], "untried": [knob...], "recommended": {"append", "knobs", "masks",
     "saving", "ci", "decision", "sum_of_singles", "combination"} | null, "boots_spent", "runs"}``;
-    ``combination`` says why the recommendation is one knob when the kept ones together failed."""
+    ``where`` is diff's account of a kept knob's saving (seconds, the largest moves first),
+    ``pareto`` the front of summed single savings against the risk accepted, and ``combination``
+    says why the recommendation is one knob when the kept ones together failed."""
+    front = result.front
     recommended = None
     if result.recommended is not None:
         r = result.recommended
         recommended = {
-            "append": r.append, "knobs": list(r.knobs), "masks": [], "saving": r.verdict.saving,
-            "ci": list(r.verdict.ci) if r.verdict.ci else None, "decision": r.verdict.decision,
+            "append": r.append, "knobs": list(r.knobs), "masks": masks_of(r.append),
+            "saving": r.verdict.saving, "ci": list(r.verdict.ci) if r.verdict.ci else None,
+            "decision": r.verdict.decision,
             "sum_of_singles": r.sum_of_singles, "combination": r.combination,
         }  # fmt: skip
     return {
@@ -57,14 +69,29 @@ def tune_document(result: TuneResult) -> dict[str, Any]:
                 "boots": t.verdict.boots,
                 "decision": t.verdict.decision,
                 "why": t.verdict.why,
+                "where": [
+                    {
+                        "kind": m.kind,
+                        "name": m.name,
+                        "saving": m.saving_s,
+                        "ci": list(m.ci_s) if m.ci_s else None,
+                    }
+                    for m in t.where
+                ],
             }
             for t in result.tried
         ],
+        "pareto": [{"risk": p.risk, "knobs": list(p.knobs), "saving_sum": p.saving_sum} for p in front],
         "untried": [k.name for k in result.untried],
         "recommended": recommended,
         "boots_spent": result.boots_spent,
         "runs": list(result.runs),
     }
+
+
+def masks_of(append: str) -> list[str]:
+    """Return the systemd units a command line masks (its ``systemd.mask=UNIT`` words), in order."""
+    return [w.split("=", 1)[1] for w in words_of(append) if w.startswith("systemd.mask=")]
 
 
 def tune_json(result: TuneResult) -> str:
@@ -88,6 +115,18 @@ def _table(result: TuneResult) -> TextTable:
             str(t.verdict.boots), decision,
         )  # fmt: skip
     return table
+
+
+def _where(moved: tuple[Moved, ...]) -> str:
+    return ", ".join(f"{m.kind} {m.name} {_amount(m.saving_s, 's')}" for m in moved)
+
+
+def _front(result: TuneResult) -> str:
+    return "; ".join(
+        f"{p.risk}{' and below' if p.risk != 'safe' else ''}: {_amount(p.saving_sum, result.unit)}"
+        f" ({', '.join(p.knobs)})"
+        for p in result.front
+    )
 
 
 def tune_text(result: TuneResult, width_cells: int) -> str:
@@ -115,6 +154,13 @@ def tune_text(result: TuneResult, width_cells: int) -> str:
         if dropped:
             lines += paragraph(f"(left out to fit: {', '.join(dropped)})", width_cells)
     lines.append("")
+    for t in result.tried:
+        if t.where:
+            lines += paragraph(f"{t.knob.name} saved it in: {_where(t.where)}", width_cells)
+    if result.front:
+        lines += paragraph(
+            f"saving by the risk accepted (sums of single savings): {_front(result)}", width_cells
+        )
     r = result.recommended
     if r is None:
         lines += paragraph("no knob showed a saving: keep the baseline's command line", width_cells)
@@ -155,6 +201,11 @@ def tune_markdown(result: TuneResult) -> str:
         ]  # fmt: skip
         out.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     out.append("")
+    for t in result.tried:
+        if t.where:
+            out.append(f"- `{t.knob.name}` saved it in: {_where(t.where)}.")
+    if result.front:
+        out += [f"- Saving by the risk accepted (sums of single savings): {_front(result)}.", ""]
     r = result.recommended
     if r is None:
         out.append("No knob showed a saving.")

@@ -5,75 +5,43 @@ added. Each carries its risk class (``safe``: nothing is lost; ``feature``: some
 off; ``unsafe``: security or correctness traded away), where it is documented or measured, what it
 should save, and the evidence in this boot that the sink it removes is there. A knob is proposed
 only with such evidence: a command line that prints every initcall, a console that prints hundreds
-of lines, a slow initcall, a delay loop calibrated at boot, active CPU-bug mitigations.
+of lines, a slow initcall (here); machine checks that ran (``machine_knobs.py``); slow services on
+systemd's critical chain (``unit_knobs.py``). The knob type and command-line editing are in
+``knob.py``.
 """
 
 from __future__ import annotations
 
-import re
-import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from bootscope.analyze.systemd import systemd_accounting
 from bootscope.errors import InputError
 from bootscope.metrics import Clock
 from bootscope.metrics import definition as metric_of
 from bootscope.model import Breakdown, LogLine
+from bootscope.usecases.tune.knob import (
+    FEATURE,
+    PARAMETERS_DOC,
+    RISKS,
+    SAFE,
+    UNSAFE,
+    Knob,
+    word_key,
+    words_of,
+)
+from bootscope.usecases.tune.machine_knobs import machine_knobs
+from bootscope.usecases.tune.unit_knobs import unit_knobs
 
-SAFE, FEATURE, UNSAFE = "safe", "feature", "unsafe"
-RISKS = (SAFE, FEATURE, UNSAFE)
-PARAMETERS_DOC = "Documentation/admin-guide/kernel-parameters.txt"
 # A console that prints more lines than this pays for each one (a serial console: 10 to 100 us a
 # character at 115200 baud); fewer is not worth a boot's time to try.
 QUIET_MIN_LINES = 300
 # Initcalls at least this slow are proposed for initcall_blacklist (feature: the driver is lost).
 SLOW_INITCALL_US = 20_000
 SLOW_INITCALLS_TRIED = 3
-_LPJ = re.compile(r"Calibrating delay loop\.\.\. .*\blpj=(\d+)\)")
-_MITIGATION = re.compile(r"\bMitigation: ")
-
-
-@dataclass(frozen=True, slots=True)
-class Knob:
-    """One change to the command line: its name (``-initcall_debug``, ``+quiet``), risk class,
-    source, expected effect, the evidence in this boot, and the words it removes and adds."""
-
-    name: str
-    risk: str
-    source: str
-    effect: str
-    evidence: str
-    remove: tuple[str, ...] = ()
-    add: tuple[str, ...] = ()
-
-    def apply(self, append: str) -> str:
-        """Return ``append`` with this knob's words removed and added."""
-        return with_knobs(append, [self])
-
-
-def words_of(append: str) -> list[str]:
-    """Return the words of a command line (quotes kept together; unbalanced ones split by blanks)."""
-    try:
-        return shlex.split(append)
-    except ValueError:
-        return append.split()
-
-
-def _key(word: str) -> str:
-    return word.split("=", 1)[0]
-
-
-def with_knobs(append: str, knobs: Sequence[Knob]) -> str:
-    """Return ``append`` with every knob's words removed (by name) and added, in order."""
-    removed = {key for knob in knobs for key in knob.remove}
-    words = [w for w in words_of(append) if _key(w) not in removed]
-    for knob in knobs:
-        words += [w for w in knob.add if w not in words]
-    return " ".join(shlex.quote(w) if " " in w else w for w in words)
 
 
 def _console_knobs(append: str, breakdown: Breakdown, console_metric: bool) -> list[Knob]:
-    words = {_key(w) for w in words_of(append)}
+    words = {word_key(w) for w in words_of(append)}
     found = []
     if "initcall_debug" in words:
         found.append(
@@ -129,36 +97,6 @@ def _initcall_knobs(breakdown: Breakdown) -> list[Knob]:
     ]
 
 
-def _log_knobs(append: str, lines: Sequence[LogLine]) -> list[Knob]:
-    words = {_key(w) for w in words_of(append)}
-    found = []
-    lpj = next((m for line in lines if (m := _LPJ.search(line.text))), None)
-    if lpj is not None and "lpj" not in words:
-        found.append(
-            Knob(
-                f"+lpj={lpj[1]}",
-                SAFE,
-                f"{PARAMETERS_DOC} (lpj)",
-                "the delay loop not calibrated at boot",
-                "Calibrating delay loop ran (lpj printed)",
-                add=(f"lpj={lpj[1]}",),
-            )
-        )
-    mitigated = sum(1 for line in lines if _MITIGATION.search(line.text))
-    if mitigated and "mitigations" not in words:
-        found.append(
-            Knob(
-                "+mitigations=off",
-                UNSAFE,
-                f"{PARAMETERS_DOC} (mitigations)",
-                "CPU-bug mitigations off: no protection against those attacks",
-                f"{mitigated} mitigations active",
-                add=("mitigations=off",),
-            )
-        )
-    return found
-
-
 def candidates(
     append: str,
     breakdown: Breakdown,
@@ -179,10 +117,14 @@ def candidates(
     if UNSAFE in allowed:
         allowed.add(FEATURE)
     console_metric = metric_of(metric).clock == Clock.GUEST_PRINTK
+    given = words_of(append)
+    words = {word_key(w) for w in given}
+    masked = {w.split("=", 1)[1] for w in given if word_key(w) == "systemd.mask" and "=" in w}
     found = [
         *_console_knobs(append, breakdown, console_metric),
-        *_log_knobs(append, lines),
+        *machine_knobs(words, breakdown, lines),
         *_initcall_knobs(breakdown),
+        *unit_knobs(systemd_accounting(lines), masked),
     ]
     kept = [k for k in found if k.risk in allowed]
     if only:

@@ -8,6 +8,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from bootscope.analyze.systemd import systemd_accounting
+from bootscope.metrics import LOGIN_PROMPT_S
 from bootscope.model import LogLine
 from bootscope.stats.compare import Options, compare
 from bootscope.store.records import BootRecord
@@ -45,20 +47,43 @@ def same_system(
     metric: str,
 ) -> str:
     """Return what broke when the tuned boots are not the same system as the baseline's ('' when
-    they are): a boot that failed where the baseline's did not, the metric's milestone not reached,
-    a trouble line the baseline never printed."""
+    they are): a boot that failed where the baseline's did not, the metric's milestone not reached
+    (nor an image's login prompt, which every baseline boot reached),
+    a trouble line the baseline never printed, a systemd unit failed that never failed before."""
     final = [b for b in tuned if not b.superseded and not b.warmup]
     failed = [b for b in final if b.outcome != "ok"]
     if failed and all(b.outcome == "ok" for b in baseline if not b.superseded and not b.warmup):
         first = failed[0]
         return f"{len(failed)} of {len(final)} boots failed ({first.outcome}: {first.reason[:120]})"
-    unreached = [b for b in final if b.outcome == "ok" and b.metrics.get(metric) is None]
-    if unreached:
-        return f"{len(unreached)} boots did not reach {metric}'s milestone"
+    reached = [b for b in baseline if not b.superseded and not b.warmup and b.outcome == "ok"]
+    # The metric's milestone, and an image's login prompt whatever the metric (a tuned boot that
+    # never shows the prompt is not the same system, however fast its systemd finished).
+    for milestone in dict.fromkeys((metric, LOGIN_PROMPT_S)):
+        if milestone != metric and not (
+            reached and all(b.metrics.get(milestone) is not None for b in reached)
+        ):
+            continue
+        unreached = [b for b in final if b.outcome == "ok" and b.metrics.get(milestone) is None]
+        if unreached:
+            return f"{len(unreached)} of {len(final)} boots did not reach {milestone}'s milestone"
     new = sorted(trouble_lines(tuned_logs) - trouble_lines(baseline_logs))
     if new:
         return f"a line the baseline never printed: {new[0][:160]}"
+    units = sorted(failed_units(tuned_logs) - failed_units(baseline_logs))
+    if units:
+        return f"a unit failed that never failed in the baseline's boots: {units[0][:120]}"
     return ""
+
+
+def failed_units(logs: Sequence[Sequence[LogLine]]) -> set[str]:
+    """Return the units systemd listed as failed in any of the boots' logs (the image's collector
+    prints them; none for a boot without systemd)."""
+    found: set[str] = set()
+    for log in logs:
+        accounting = systemd_accounting(log)
+        if accounting is not None:
+            found.update(accounting.failed)
+    return found
 
 
 def judge(baseline: Sequence[float], tuned: Sequence[float], metric: str, unit: str, alpha: float) -> Verdict:

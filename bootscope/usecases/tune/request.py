@@ -16,7 +16,8 @@ class TuneRequest:
     need), the smallest saving worth having (the metric's unit; None: ``min_saving_fraction`` of the
     probe's value),
     the risk classes allowed, the knobs named with --only, the machine options every boot gets
-    (smp, mem, icount, cpu) and the run settings (seed, accel, jobs, timeout)."""
+    (smp, mem, icount, cpu), the run settings (seed, accel, jobs, timeout), the system image to
+    boot (``kernel`` "" for the image's own) and the command-line words asked for with --try."""
 
     kernel: str
     append: str
@@ -30,3 +31,5 @@ class TuneRequest:
     only: tuple[str, ...] = ()
     machine: Mapping[str, Any] | None = None
     settings: GivenSettings = field(default_factory=GivenSettings)
+    image: str | None = None
+    tries: tuple[str, ...] = ()

@@ -21,7 +21,7 @@ from bootscope.metrics import unit_of
 from bootscope.model import LogLine
 from bootscope.store import Store
 from bootscope.store.records import BootRecord
-from bootscope.usecases.tune.catalogue import Knob
+from bootscope.usecases.tune.account import Moved
 from bootscope.usecases.tune.decide import (
     NO_SAVING,
     REJECTED,
@@ -32,6 +32,7 @@ from bootscope.usecases.tune.decide import (
     rejected,
     same_system,
 )
+from bootscope.usecases.tune.knob import Knob
 from bootscope.usecases.tune.request import TuneRequest
 
 BASELINE = "baseline"
@@ -41,10 +42,14 @@ Runner = Callable[[Plan, dict[str, str]], int]
 
 @dataclass(frozen=True, slots=True)
 class TriedKnob:
-    """A knob and what its boots said."""
+    """A knob and what its boots said: the verdict, the stored run of its last stage and arm name
+    there (None, '' before it was booted), and, for a kept knob, where its saving came from."""
 
     knob: Knob
     verdict: Verdict
+    last_run: int | None = None
+    arm: str = ""
+    where: tuple[Moved, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +128,7 @@ def screen(
     pooled: dict[int, tuple[list[float], list[float]]] = {i: ([], []) for i, _ in pending}
     booted: dict[int, int] = dict.fromkeys(pooled, 0)
     verdicts: dict[int, Verdict] = {}
+    last_run: dict[int, int] = {}
     runs: list[int] = []
     all_base: list[float] = []
     for stage in range(1, MAX_STAGES + 1):
@@ -140,6 +146,7 @@ def screen(
         for i, knob in pending:
             name = f"k{i}"
             booted[i] += len(records.get(name, []))
+            last_run[i] = stage_run
             pooled[i][0].extend(samples.get(BASELINE, []))
             pooled[i][1].extend(samples.get(name, []))
             verdicts[i] = judge_arm(records, logs, name, pooled[i], booted[i], request)
@@ -154,5 +161,9 @@ def screen(
         verdicts[i] = replace(
             verdicts[i], decision=NO_SAVING, why=f"its interval holds zero after {booted[i]} boots"
         )
-    tried = tuple(TriedKnob(knob, verdicts[i]) for i, knob in enumerate(knobs, 1))
+    tried = tuple(
+        TriedKnob(knob, verdicts[i], last_run.get(i), f"k{i}")
+        for i, knob in enumerate(knobs, 1)
+        if i in verdicts
+    )
     return Screened(tried, tuple(runs), tuple(all_base))

@@ -6,8 +6,9 @@ that A/B) and report the combined saving beside the sum of the single ones (knob
 
 The screen spends boots in stages on the knobs still undecided (``screen.py``). Every boot is a
 stored run on the one runner (labelled ``tune=probe|screen|final``), so Ctrl-C or a crash loses no
-finished boot. Not yet here: a resume of an interrupted tune, image and SSH targets (unit masks),
-QEMU machine knobs.
+finished boot. A system image (``--image``) is tuned like a kernel: its critical chain gives
+``systemd.mask=`` knobs, and a knob asked for with ``--try`` is tried whatever the catalogue says.
+Not yet here: a resume of an interrupted tune, SSH targets, QEMU machine knobs.
 """
 
 from __future__ import annotations
@@ -24,8 +25,11 @@ from bootscope.lab.progress import Reporter
 from bootscope.metrics import definition, unit_of
 from bootscope.store import Store
 from bootscope.usecases.run import start_experiment
-from bootscope.usecases.tune.catalogue import Knob, candidates, with_knobs
+from bootscope.usecases.tune.account import where_saved
+from bootscope.usecases.tune.catalogue import candidates
 from bootscope.usecases.tune.decide import SAVING, Verdict
+from bootscope.usecases.tune.knob import Knob, given_knob, with_knobs
+from bootscope.usecases.tune.pareto import FrontPoint, pareto_front
 from bootscope.usecases.tune.request import TuneRequest
 from bootscope.usecases.tune.screen import BASELINE, Runner, TriedKnob, arms_of, judge_arm, plan_of, screen
 
@@ -50,7 +54,8 @@ class Recommendation:
 class TuneResult:
     """A finished tune: the metric and its unit, the baseline's command line and median, every knob
     tried (in the catalogue's order) and those the budget left untried, the recommendation (None
-    when no knob saved time), the boots spent, the stored runs and the --only names given."""
+    when no knob saved time), the boots spent, the stored runs, the --only names given and the
+    Pareto front of saving against risk."""
 
     metric: str
     unit: str
@@ -62,11 +67,16 @@ class TuneResult:
     boots_spent: int
     runs: tuple[int, ...]
     only: tuple[str, ...] = ()
+    front: tuple[FrontPoint, ...] = ()
 
 
 def base_spec(request: TuneRequest) -> VariantSpec:
     """Return the baseline's variant: the kernel, the machine options and the command line."""
-    spec = apply_option(VariantSpec(name=BASELINE, kernel=""), "kernel", request.kernel)
+    spec = VariantSpec(name=BASELINE, kernel="")
+    if request.image:
+        spec = apply_option(spec, "image", request.image)
+    if request.kernel:
+        spec = apply_option(spec, "kernel", request.kernel)
     for option, value in (request.machine or {}).items():
         if value is not None:
             spec = apply_option(spec, option, value)
@@ -89,6 +99,19 @@ def _fit_budget(knobs: list[Knob], request: TuneRequest) -> tuple[list[Knob], li
     return knobs[:fits], knobs[fits:]
 
 
+def asked_knobs(words: Sequence[str]) -> list[Knob]:
+    """Return the knobs asked for with --try, in order, each once. Raises InputError for a word that
+    is not one command-line word."""
+    knobs: dict[str, Knob] = {}
+    for word in words:
+        try:
+            knob = given_knob(word)
+        except ValueError as error:
+            raise InputError(str(error)) from None
+        knobs.setdefault(knob.name, knob)
+    return list(knobs.values())
+
+
 def _probe(
     store: Store, request: TuneRequest, base: VariantSpec, run: Runner
 ) -> tuple[int, list[Knob], float | None]:
@@ -105,6 +128,8 @@ def _probe(
         request.allow,
         request.only,
     )
+    names = {knob.name for knob in knobs}
+    knobs += [knob for knob in asked_knobs(request.tries) if knob.name not in names]
     value = ok[0].metrics.get(request.metric)
     return probe, knobs, None if value is None else float(value)
 
@@ -128,6 +153,14 @@ def _recommend(
     note = f"together ({' '.join(names)}): {verdict.decision}" + (f", {verdict.why}" if verdict.why else "")
     single = best.knob.apply(request.append)
     return Recommendation(single, (best.knob.name,), best.verdict, total, note), [final]
+
+
+def _accounted(store: Store, request: TuneRequest, tried: TriedKnob) -> TriedKnob:
+    """Return ``tried`` with where its saving came from, for a kept knob."""
+    if tried.verdict.decision != SAVING or tried.last_run is None:
+        return tried
+    where = where_saved(store, tried.last_run, tried.arm, BASELINE, request.metric, request.alpha)
+    return replace(tried, where=where)
 
 
 def tune(
@@ -156,6 +189,7 @@ def tune(
     if request.budget is not None and request.budget < 1 + 4 * request.boots_per_arm:
         n = request.boots_per_arm
         raise InputError(f"--budget {request.budget}: one knob needs {1 + 4 * n} boots at -n {n}")
+    asked_knobs(request.tries)  # a bad --try word is refused before any boot
     base = base_spec(request)
     probe, knobs, probe_value = _probe(store, request, base, run)
     tried_knobs, untried = _fit_budget(knobs, request)
@@ -173,6 +207,7 @@ def tune(
         runs += screened.runs
         tried = screened.tried
         median = statistics.median(screened.baseline_values) if screened.baseline_values else None
+    tried = tuple(_accounted(store, request, t) for t in tried)
     kept = [t for t in tried if t.verdict.decision == SAVING]
     recommended = None
     if kept:
@@ -181,5 +216,5 @@ def tune(
     spent = sum(len(store.boots(r)) for r in runs)
     return TuneResult(
         request.metric, unit_of(request.metric), request.append, median, tuple(tried), tuple(untried),
-        recommended, spent, tuple(runs), request.only,
+        recommended, spent, tuple(runs), request.only, pareto_front(tried),
     )  # fmt: skip

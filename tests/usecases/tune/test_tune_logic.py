@@ -12,8 +12,11 @@ import pytest
 from bootscope.errors import InputError
 from bootscope.model import LogLine
 from bootscope.store.records import BootRecord
-from bootscope.usecases.tune.catalogue import SLOW_INITCALL_US, candidates, with_knobs
-from bootscope.usecases.tune.decide import NO_SAVING, SAVING, SLOWER, judge, same_system
+from bootscope.usecases.tune.catalogue import SLOW_INITCALL_US, candidates
+from bootscope.usecases.tune.decide import NO_SAVING, SAVING, SLOWER, Verdict, judge, same_system
+from bootscope.usecases.tune.knob import Knob, with_knobs
+from bootscope.usecases.tune.pareto import pareto_front
+from bootscope.usecases.tune.screen import TriedKnob
 from bootscope.usecases.views import boots_from_logs
 
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -31,7 +34,9 @@ def test_a_real_boot_with_console_noise_gives_its_knobs() -> None:
     view = boots_from_logs([SMP1])[0]
     append = "console=ttyS0 initcall_debug ignore_loglevel"
     safe = candidates(append, view.breakdown, view.lines, "kernel_init_s")
-    assert [k.name for k in safe] == ["-initcall_debug", "-ignore_loglevel"]
+    # The log's line 17 names QEMU's machine (DMI) and its line 110 is the IO-APIC timer check
+    # ("..TIMER: vector=0x30"): no_timer_check. One CPU and no TSC trouble: no tsc=reliable.
+    assert [k.name for k in safe] == ["-initcall_debug", "-ignore_loglevel", "+no_timer_check"]
     assert all(k.risk == "safe" and "kernel-parameters.txt" in k.source for k in safe)
     calls = sum(1 for line in SMP1.read_text().splitlines() if " returned " in line and "initcall " in line)
     assert safe[0].evidence == f"{calls} initcalls printed"
@@ -72,7 +77,8 @@ def test_knobs_change_the_command_line_by_word() -> None:
     knobs = candidates(
         "console=ttyS0 initcall_debug ignore_loglevel", view.breakdown, view.lines, "kernel_init_s"
     )
-    assert with_knobs("console=ttyS0 initcall_debug ignore_loglevel", knobs) == "console=ttyS0"
+    tuned = with_knobs("console=ttyS0 initcall_debug ignore_loglevel", knobs)
+    assert tuned == "console=ttyS0 no_timer_check"
     assert knobs[0].apply("initcall_debug=1 initcall_debugx") == "initcall_debugx"
 
 
@@ -108,3 +114,21 @@ def test_a_tuned_boot_that_is_not_the_same_system_is_named_so() -> None:
     assert "BUG: kernel NULL pointer" in same_system(base, [_boot("k1")], logs, oops, "kernel_init_s")
     # A trouble line the baseline printed too is not new.
     assert same_system(base, [_boot("k1")], oops, oops, "kernel_init_s") == ""
+
+
+def test_the_pareto_front_adds_risk_only_where_it_buys_saving() -> None:
+    def tried(name: str, risk: str, saving: float, decision: str = SAVING) -> TriedKnob:
+        return TriedKnob(
+            Knob(name, risk, "s", "e", "v"), Verdict(saving, (saving / 2, saving * 2), 6, decision)
+        )
+
+    knobs = [
+        tried("+a", "safe", 0.2),
+        tried("+b", "feature", 5.0),
+        tried("+c", "unsafe", 0.3, NO_SAVING),  # not kept: buys nothing
+        tried("+d", "safe", 0.1),
+    ]
+    front = pareto_front(knobs)
+    assert [(p.risk, p.knobs) for p in front] == [("safe", ("+a", "+d")), ("feature", ("+a", "+b", "+d"))]
+    assert [p.saving_sum for p in front] == pytest.approx([0.3, 5.3])
+    assert pareto_front([tried("+c", "unsafe", 0.3, NO_SAVING)]) == ()

@@ -11,12 +11,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_tune_knobs import _lines_with_link
 
 from bootscope.lab.plans.boot import Plan
 from bootscope.model import LogLine
 from bootscope.store import BootRecord, Store, VariantRecord
-from bootscope.usecases.tune.catalogue import words_of
 from bootscope.usecases.tune.decide import NO_SAVING, REJECTED, SAVING
+from bootscope.usecases.tune.knob import words_of
 from bootscope.usecases.tune.request import TuneRequest
 from bootscope.usecases.tune.screen import MAX_STAGES
 from bootscope.usecases.tune.search import tune
@@ -36,11 +37,18 @@ HANGS = None
 class FakeRunner:
     """Stores a plan's boots as the runner would, their values made from ``EFFECTS``."""
 
-    def __init__(self, store: Store, hang: str | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        hang: str | None = None,
+        probe_lines: list[LogLine] | None = None,
+        metric: str = "kernel_init_s",
+    ) -> None:
         self.store = store
         self.rng = np.random.default_rng(29)
         self.hang = hang
-        self.probe_lines = [
+        self.metric = metric
+        self.probe_lines = probe_lines or [
             LogLine(line) for line in (DATA / "debian-6.1-cloud-initcall-smp1.log").read_text().splitlines()
         ]
         self.plans: list[Plan] = []
@@ -68,7 +76,7 @@ class FakeRunner:
                 else:
                     value = LEVEL_S + (effect or 0.0) + float(self.rng.normal(0.0, sd))
                     boot = BootRecord(variant=variant.name, index=index, warmup=False, outcome="ok",
-                                      metrics={"kernel_init_s": value})  # fmt: skip
+                                      metrics={self.metric: value})  # fmt: skip
                     lines = (
                         self.probe_lines
                         if meta.get("tune") == "probe"
@@ -81,7 +89,8 @@ class FakeRunner:
 
 def _request(**given: object) -> TuneRequest:
     fields = {"kernel": "/k/bzImage", "append": BASE, "metric": "kernel_init_s", "boots_per_arm": 6,
-              "alpha": 0.05, "allow": ("feature",), "min_saving": 0.01, **given}  # fmt: skip
+              "alpha": 0.05, "allow": ("feature",), "min_saving": 0.01,
+              "only": ("initcall_debug", "ignore_loglevel", "initcall_blacklist"), **given}  # fmt: skip
     return TuneRequest(**fields)  # type: ignore[arg-type]
 
 
@@ -125,3 +134,31 @@ def test_a_budget_stops_the_stages_and_a_hang_is_rejected(tmp_path: Path) -> Non
     undecided = [v for name, v in verdicts.items() if name.startswith("+initcall_blacklist=")]
     assert all(v.decision == NO_SAVING and "after 6 boots" in v.why for v in undecided)
     assert result.boots_spent <= 60
+
+
+def test_an_image_tune_masks_a_slow_unit_and_rejects_a_masked_getty(tmp_path: Path) -> None:
+    # The probe is a real image boot whose critical chain holds a planted 5 s oneshot; masking it
+    # saves its 5 s, and the getty masked on request (--try) never shows the prompt: rejected.
+    delay = "+systemd.mask=bootscope-delay.service"
+    getty = "+systemd.mask=serial-getty@ttyS0.service"
+    EFFECTS[delay] = (-5.0, 0.3)
+    try:
+        with Store.open(tmp_path / "t.db") as store:
+            lines = _lines_with_link("  └─bootscope-delay.service @18.712s +5.004s")
+            runner = FakeRunner(store, hang=getty, probe_lines=lines, metric="login_prompt_s")
+            request = _request(
+                kernel="", image="default", metric="login_prompt_s", only=("systemd.mask",),
+                tries=(getty.lstrip("+"),), boots_per_arm=4, min_saving=0.5,
+            )  # fmt: skip
+            result = tune(request, store, runner=runner)
+    finally:
+        del EFFECTS[delay]
+    verdicts = {t.knob.name: t.verdict for t in result.tried}
+    # Of the masks, only the planted unit's is proposed (systemd's own slow units never are); the
+    # getty's is tried because it was asked for.
+    assert set(verdicts) == {delay, getty}
+    assert verdicts[delay].decision == SAVING and verdicts[delay].saving == pytest.approx(5.0, abs=0.5)
+    assert verdicts[getty].decision == REJECTED and "4 of 4 boots failed (timeout" in verdicts[getty].why
+    assert result.recommended is not None and result.recommended.knobs == (delay,)
+    assert "systemd.mask=bootscope-delay.service" in result.recommended.append
+    assert all(p.variants[0].image == "default" for p in runner.plans)

@@ -1,0 +1,53 @@
+"""Where a kept knob's saving came from: `diff`'s account of the knob's boots against the baseline's
+in the run that settled it, the components (phases, initcalls, units) it calls moved, largest
+first, each as a saving (positive when the tuned boot spent less there)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bootscope.analyze.components import INITCALL, PHASE, UNIT
+from bootscope.errors import BootscopeError
+from bootscope.store import Store
+from bootscope.usecases.diff import diff_run
+
+MOVED_SHOWN = 3  # the largest moves a knob's account names
+_FDR = 0.05
+
+
+@dataclass(frozen=True, slots=True)
+class Moved:
+    """One component a knob moved: its kind (phase, initcall, unit), its name, the saving there (s,
+    baseline minus tuned, Hodges-Lehmann; for a component gone from the tuned boots, its baseline
+    median) and its interval (None where there is none)."""
+
+    kind: str
+    name: str
+    saving_s: float
+    ci_s: tuple[float, float] | None
+
+
+def where_saved(
+    store: Store, run: int, variant: str, baseline: str, metric: str, alpha: float
+) -> tuple[Moved, ...]:
+    """Return the components ``diff`` calls moved between ``baseline`` and ``variant`` in stored run
+    ``run`` (at most MOVED_SHOWN, the largest first); none when the run's boots give no account (too
+    few boots, nothing moved, a metric diff cannot take apart)."""
+    try:
+        found = diff_run(
+            store, run, metric=metric, kinds=(PHASE, INITCALL, UNIT), baseline=baseline, variant=variant,
+            alpha=alpha, fdr=_FDR,
+        )  # fmt: skip
+    except BootscopeError:
+        return ()
+    moved = [c for c in found.attribution.components if c.moved and c.shift_s is not None]
+    moved.sort(key=lambda c: -abs(c.shift_s or 0.0))
+    return tuple(
+        Moved(
+            c.kind,
+            c.name,
+            -(c.shift_s or 0.0),
+            None if c.shift_ci_s is None else (-c.shift_ci_s[1], -c.shift_ci_s[0]),
+        )
+        for c in moved[:MOVED_SHOWN]
+    )

@@ -1,0 +1,87 @@
+"""A knob `bootscope tune` may try: a change to the kernel command line (words removed by their name
+before ``=``, words added), with its risk class, source, expected effect and the evidence for it."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+SAFE, FEATURE, UNSAFE = "safe", "feature", "unsafe"
+RISKS = (SAFE, FEATURE, UNSAFE)
+PARAMETERS_DOC = "Documentation/admin-guide/kernel-parameters.txt"
+
+
+@dataclass(frozen=True, slots=True)
+class Knob:
+    """One change to the command line: its name (``-initcall_debug``, ``+quiet``), risk class,
+    source, expected effect, the evidence in this boot, and the words it removes and adds."""
+
+    name: str
+    risk: str
+    source: str
+    effect: str
+    evidence: str
+    remove: tuple[str, ...] = ()
+    add: tuple[str, ...] = ()
+
+    def apply(self, append: str) -> str:
+        """Return ``append`` with this knob's words removed and added."""
+        return with_knobs(append, [self])
+
+
+def words_of(append: str) -> list[str]:
+    """Return the words of a command line (quotes kept together; unbalanced ones split by blanks)."""
+    try:
+        return shlex.split(append)
+    except ValueError:
+        return append.split()
+
+
+def word_key(word: str) -> str:
+    """Return a command-line word's name: what comes before its ``=`` (the whole word without one)."""
+    return word.split("=", 1)[0]
+
+
+def with_knobs(append: str, knobs: Sequence[Knob]) -> str:
+    """Return ``append`` with every knob's words removed (by name) and added, in order."""
+    removed = {key for knob in knobs for key in knob.remove}
+    words = [w for w in words_of(append) if word_key(w) not in removed]
+    for knob in knobs:
+        words += [w for w in knob.add if w not in words]
+    return " ".join(shlex.quote(w) if " " in w else w for w in words)
+
+
+# Words that trade security or correctness away: a knob a user asks for with one of them is unsafe.
+UNSAFE_KEYS = frozenset(
+    {"mitigations", "init_on_free", "init_on_alloc", "nokaslr", "nopti", "nospectre_v1", "nospectre_v2",
+     "spectre_v2", "pti", "audit", "selinux", "apparmor", "lockdown", "module.sig_enforce"}
+)  # fmt: skip
+
+
+# Words the kernel or systemd reads once per occurrence, each adding to a list: a knob adds one more.
+LIST_KEYS = frozenset({"systemd.mask", "initcall_blacklist", "module_blacklist", "systemd.wants", "console"})
+
+
+def given_knob(word: str) -> Knob:
+    """Return the knob a user asks `tune` to try (``--try``): ``-NAME`` removes the word NAME (with
+    any value), ``+WORD`` or ``WORD`` adds WORD in place of a word of the same name (beside it for a name in
+    LIST_KEYS, such as ``systemd.mask``). It is of risk
+    ``unsafe`` when its name is one of UNSAFE_KEYS, else ``feature`` (bootscope cannot tell what it
+    switches off). Raises ValueError for an empty word or one with blanks."""
+    text = word.strip()
+    if text in ("", "+", "-") or any(c.isspace() for c in text):
+        raise ValueError(f"--try {word!r}: give one command-line word, e.g. quiet, +lpj=1, -initcall_debug")
+    body = text.lstrip("+-")
+    removing = text.startswith("-")
+    risk = UNSAFE if word_key(body) in UNSAFE_KEYS else FEATURE
+    effect = f"{body} removed" if removing else f"{body} on the command line"
+    return Knob(
+        f"-{word_key(body)}" if removing else f"+{body}",
+        risk,
+        "--try (asked for)",
+        effect,
+        "asked for with --try",
+        remove=(word_key(body),) if removing or word_key(body) not in LIST_KEYS else (),
+        add=() if removing else (body,),
+    )

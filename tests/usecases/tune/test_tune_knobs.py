@@ -1,0 +1,130 @@
+"""The knobs `tune` finds beyond the console: machine checks a log shows ran (real logs from QEMU
+guests and from bare-metal machines, tests/data/hw), slow services on systemd's critical chain (a
+real image boot's collector output), the knobs a user asks for with --try, and a unit that fails only
+in the tuned boots. Values are read by hand from the logs, line numbers given."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from captures import load_chain_capture
+
+from bootscope.analyze.systemd import systemd_accounting
+from bootscope.model import LogLine
+from bootscope.store.records import BootRecord
+from bootscope.usecases.tune.decide import same_system
+from bootscope.usecases.tune.knob import given_knob, with_knobs
+from bootscope.usecases.tune.machine_knobs import machine_knobs
+from bootscope.usecases.tune.unit_knobs import unit_knobs
+from bootscope.usecases.views import boots_from_logs
+
+DATA = Path(__file__).resolve().parents[2] / "data"
+IMAGE_BOOT = DATA / "debian-12-image-systemd-tcg.tsv"
+
+
+def _names(path: Path, words: frozenset[str] = frozenset()) -> list[str]:
+    view = boots_from_logs([path])[0]
+    return [knob.name for knob in machine_knobs(set(words), view.breakdown, view.lines)]
+
+
+def test_a_qemu_guest_gets_the_vm_knobs_and_bare_metal_does_not() -> None:
+    # debian-6.12-cloud-smp2.log: "DMI: QEMU Standard PC" (a guest), "..TIMER: vector=0x30" (the
+    # IO-APIC timer check ran) and a second CPU brought up (its TSC checked against CPU 0's).
+    names = _names(DATA / "debian-6.12-cloud-smp2.log")
+    assert "+no_timer_check" in names and "+tsc=reliable" in names
+    # Already on the command line: not proposed again.
+    assert "+no_timer_check" not in _names(DATA / "debian-6.12-cloud-smp2.log", frozenset({"no_timer_check"}))
+    # Real machines run the same checks ("..TIMER:" in each; the T400 and the M11x even mark their
+    # TSC unstable), but the kernel needs them there: never proposed.
+    for log in ("x86-thinkpad-t400-3.13-dmesg.log", "x86-alienware-m11x-3.16-dmesg.log",
+                "x86-epyc7262-romed8-6.3-dmesg.log", "x86-supermicro-384cpu-5.14-el9-dmesg.log"):  # fmt: skip
+        names = _names(DATA / "hw" / log)
+        assert "+no_timer_check" not in names and "+tsc=reliable" not in names, log
+
+
+def test_reserved_huge_pages_give_the_vmemmap_knob() -> None:
+    line = LogLine("[    0.310214] HugeTLB: registered 1.00 GiB page size, pre-allocated 16 pages")
+    view = boots_from_logs([DATA / "debian-6.1-cloud-initcall-smp1.log"])[0]
+    knobs = machine_knobs(set(), view.breakdown, [*view.lines, line])
+    huge = [k for k in knobs if k.name == "+hugetlb_free_vmemmap=on"]
+    assert len(huge) == 1 and huge[0].evidence == "16 huge pages reserved at boot" and huge[0].risk == "safe"
+    # The log's own line (pre-allocated 0 pages) is no reason.
+    assert "+hugetlb_free_vmemmap=on" not in [
+        k.name for k in machine_knobs(set(), view.breakdown, view.lines)
+    ]
+
+
+def _lines_with_link(link: str) -> list[LogLine]:
+    """The real image boot's lines with one more link under multi-user.target on its chain."""
+    lines = list(load_chain_capture(IMAGE_BOOT).lines)
+    at = next(i for i, line in enumerate(lines) if line.text.startswith("└─multi-user.target @"))
+    return [*lines[: at + 1], LogLine(link, host_ns=lines[at].host_ns), *lines[at + 1 :]]
+
+
+def test_slow_services_on_the_chain_are_masked_but_not_systemd_itself() -> None:
+    # The real chain (lines 536-549 of the capture): systemd-logind +5.638s, systemd-remount-fs
+    # +2.319s, systemd-udevd +2.022s... all systemd's own plumbing: nothing is proposed.
+    accounting = systemd_accounting(load_chain_capture(IMAGE_BOOT).lines)
+    assert accounting is not None and ("systemd-logind.service", 5.638) in [
+        (link.unit, link.took_s) for link in accounting.critical_chain
+    ]
+    assert unit_knobs(accounting, set()) == []
+    # A planted slow oneshot (bootscope-delay.service sleeping 5 s) and a wait-online service are.
+    lines = _lines_with_link("  └─bootscope-delay.service @18.712s +5.004s")
+    knobs = unit_knobs(systemd_accounting(lines), set())
+    assert [(k.name, k.risk, k.evidence) for k in knobs] == [
+        (
+            "+systemd.mask=bootscope-delay.service",
+            "feature",
+            "bootscope-delay.service took 5.00 s on the critical chain",
+        )
+    ]
+    assert with_knobs("quiet", knobs) == "quiet systemd.mask=bootscope-delay.service"
+    assert unit_knobs(systemd_accounting(lines), {"bootscope-delay.service"}) == []
+    waits = _lines_with_link("  └─systemd-networkd-wait-online.service @3.1s +2.5s")
+    assert [k.name for k in unit_knobs(systemd_accounting(waits), set())] == [
+        "+systemd.mask=systemd-networkd-wait-online.service"
+    ]
+
+
+def test_asked_knobs_add_replace_or_remove_a_word() -> None:
+    assert given_knob("loglevel=3").apply("console=ttyS0 loglevel=7") == "console=ttyS0 loglevel=3"
+    assert given_knob("+quiet").apply("console=ttyS0") == "console=ttyS0 quiet"
+    assert given_knob("-initcall_debug").apply("initcall_debug=1 quiet") == "quiet"
+    # A name the kernel or systemd reads as a list gets one more word, the others kept.
+    masked = given_knob("systemd.mask=b.service").apply("systemd.mask=a.service")
+    assert masked == "systemd.mask=a.service systemd.mask=b.service"
+    assert given_knob("mitigations=off").risk == "unsafe" and given_knob("quiet").risk == "feature"
+    for bad in ("", "-", "two words"):
+        with pytest.raises(ValueError, match="one command-line word"):
+            given_knob(bad)
+
+
+def test_a_unit_failing_only_in_the_tuned_boots_is_not_the_same_system() -> None:
+    base = list(load_chain_capture(IMAGE_BOOT).lines)
+    failed_at = next(i for i, line in enumerate(base) if line.text.endswith("SECTION failed"))
+    failed = LogLine("  e2scrub_reap.service loaded failed failed Remove Stale Metadata")
+    broken = [*base[: failed_at + 1], failed, *base[failed_at + 1 :]]
+    ok = [BootRecord("baseline", 1, False, "ok", metrics={"login_prompt_s": 25.0})]
+    tuned = [BootRecord("tuned", 2, False, "ok", metrics={"login_prompt_s": 20.0})]
+    why = same_system(ok, tuned, [base], [broken], "login_prompt_s")
+    assert why == "a unit failed that never failed in the baseline's boots: e2scrub_reap.service"
+    assert same_system(ok, tuned, [base], [base], "login_prompt_s") == ""
+
+
+def test_an_image_boot_without_its_login_prompt_is_not_the_same_system() -> None:
+    # Tuning systemd's own time: a knob that masks the getty makes systemd finish, faster even, but
+    # the prompt every baseline boot showed never comes.
+    both = {"systemd_userspace_s": 20.0, "login_prompt_s": 25.0}
+    base = [BootRecord("baseline", i, False, "ok", metrics=both) for i in (1, 2)]
+    tuned = [
+        BootRecord("tuned", 3, False, "ok", metrics={"systemd_userspace_s": 18.0}),
+        BootRecord("tuned", 4, False, "ok", metrics=both),
+    ]
+    why = same_system(base, tuned, [[]], [[]], "systemd_userspace_s")
+    assert why == "1 of 2 boots did not reach login_prompt_s's milestone"
+    # A kernel boot has no prompt: nothing to miss.
+    kernel = [BootRecord("baseline", 1, False, "ok", metrics={"kernel_init_s": 2.0})]
+    assert same_system(kernel, [BootRecord("tuned", 2, False, "ok", metrics={"kernel_init_s": 1.9})],
+                       [[]], [[]], "kernel_init_s") == ""  # fmt: skip
