@@ -12,7 +12,7 @@ from bootscope.cli import options
 from bootscope.errors import InputError
 from bootscope.metrics import DEFAULT_METRIC, LOGIN_PROMPT_S
 
-TUNE_FORMATS = ("table", "json", "markdown")
+TUNE_FORMATS = ("table", "json", "markdown", "mail")
 
 
 def tune(
@@ -68,6 +68,12 @@ def tune(
     alpha: Annotated[
         float, typer.Option(help="1 - the confidence of each saving's interval.")
     ] = defaults.ALPHA,
+    resume: Annotated[
+        str | None,
+        typer.Option(
+            "--resume", help="Go on with stored tune ID (its first run; or 'latest') after Ctrl-C or a crash."
+        ),
+    ] = None,
     db: options.Db = defaults.DEFAULT_DB,
     fmt: Annotated[str, options.format_option(TUNE_FORMATS, "table")] = "table",
 ) -> None:
@@ -78,14 +84,21 @@ def tune(
     from bootscope.lab.plans.settings import GivenSettings
     from bootscope.lab.progress import RichReporter, SilentReporter
     from bootscope.report.screen import stdout_width_cells
+    from bootscope.report.tune_mail import tune_mail
     from bootscope.report.tune_out import tune_json, tune_markdown, tune_text
     from bootscope.store import Store
     from bootscope.usecases.tune.request import TuneRequest
+    from bootscope.usecases.tune.search import resume_tune
     from bootscope.usecases.tune.search import tune as run_tune
 
     options.check_format(fmt, TUNE_FORMATS)
-    if not kernel and not image:
-        raise InputError("give a KERNEL (path or debian:cloud) or --image NAME to tune")
+    if resume is not None and (kernel or image or tries or only or allow or append):
+        raise InputError(
+            "--resume takes no KERNEL, --image, --append, --allow, --only or --try:"
+            " it goes on with the stored tune"
+        )
+    if not kernel and not image and resume is None:
+        raise InputError("give a KERNEL (path or debian:cloud) or --image NAME to tune, or --resume ID")
     metric = metric or (LOGIN_PROMPT_S if image else DEFAULT_METRIC)
     floor, fraction = parse_amount(min_saving, "s", "--min-saving")
     request = TuneRequest(
@@ -97,10 +110,15 @@ def tune(
     )  # fmt: skip
     reporter = RichReporter() if fmt == "table" else SilentReporter()
     with Store.open(db) as store:
-        result = run_tune(request, store, reporter)
+        if resume is not None:
+            result = resume_tune(resume, store, reporter)
+        else:
+            result = run_tune(request, store, reporter)
     if fmt == "json":
         sys.stdout.write(tune_json(result))
     elif fmt == "markdown":
         sys.stdout.write(tune_markdown(result))
+    elif fmt == "mail":
+        sys.stdout.write(tune_mail(result))
     else:
         sys.stdout.write(tune_text(result, stdout_width_cells(sys.stdout)))

@@ -17,16 +17,18 @@ from bootscope.usecases.tune.search import TuneResult
 _DROPPABLE = ("boots", "risk")
 
 
-def _amount(value: float | None, unit: str) -> str:
+def amount(value: float | None, unit: str) -> str:
+    """Return a saving in its unit (milliseconds for seconds), signed; '-' for none."""
     if value is None:
         return "-"
     return f"{value * 1000:+.1f} ms" if unit == "s" else f"{value:+.4g} {unit}"
 
 
-def _ci(verdict: Verdict, unit: str) -> str:
+def interval_text(verdict: Verdict, unit: str) -> str:
+    """Return a verdict's interval as '[low, high]' in the saving's unit; '-' for none."""
     if verdict.ci is None:
         return "-"
-    return f"[{_amount(verdict.ci[0], unit)}, {_amount(verdict.ci[1], unit)}]"
+    return f"[{amount(verdict.ci[0], unit)}, {amount(verdict.ci[1], unit)}]"
 
 
 def _moved(moved: Moved) -> dict[str, Any]:
@@ -103,7 +105,7 @@ def _table(result: TuneResult) -> TextTable:
     headers = ("knob", "risk", "saving", "95% interval", "boots", "decision")
     table = TextTable(
         tuple(
-            Column(h, right=h in ("saving", "boots"), fold=h in ("knob", "95% interval", "decision"))
+            Column(h, right=h in ("saving", "boots"), fold=h in ("knob", "risk", "95% interval", "decision"))
             for h in headers
         )
     )
@@ -111,19 +113,21 @@ def _table(result: TuneResult) -> TextTable:
     for t in ranked:
         decision = t.verdict.decision + (f": {t.verdict.why}" if t.verdict.why else "")
         table.add_row(
-            t.knob.name, t.knob.risk, _amount(t.verdict.saving, result.unit), _ci(t.verdict, result.unit),
-            str(t.verdict.boots), decision,
+            t.knob.name, t.knob.risk, amount(t.verdict.saving, result.unit),
+            interval_text(t.verdict, result.unit), str(t.verdict.boots), decision,
         )  # fmt: skip
     return table
 
 
-def _where(moved: tuple[Moved, ...]) -> str:
-    return ", ".join(f"{m.kind} {m.name} {_amount(m.saving_s, 's')}" for m in moved)
+def where_text(moved: tuple[Moved, ...]) -> str:
+    """Return where a saving came from: 'kind name +N ms' per moved component."""
+    return ", ".join(f"{m.kind} {m.name} {amount(m.saving_s, 's')}" for m in moved)
 
 
-def _front(result: TuneResult) -> str:
+def front_text(result: TuneResult) -> str:
+    """Return the Pareto front of saving against risk as one clause per risk class."""
     return "; ".join(
-        f"{p.risk}{' and below' if p.risk != 'safe' else ''}: {_amount(p.saving_sum, result.unit)}"
+        f"{p.risk}{' and below' if p.risk != 'safe' else ''}: {amount(p.saving_sum, result.unit)}"
         f" ({', '.join(p.knobs)})"
         for p in result.front
     )
@@ -156,19 +160,19 @@ def tune_text(result: TuneResult, width_cells: int) -> str:
     lines.append("")
     for t in result.tried:
         if t.where:
-            lines += paragraph(f"{t.knob.name} saved it in: {_where(t.where)}", width_cells)
+            lines += paragraph(f"{t.knob.name} saved it in: {where_text(t.where)}", width_cells)
     if result.front:
         lines += paragraph(
-            f"saving by the risk accepted (sums of single savings): {_front(result)}", width_cells
+            f"saving by the risk accepted (sums of single savings): {front_text(result)}", width_cells
         )
     r = result.recommended
     if r is None:
         lines += paragraph("no knob showed a saving: keep the baseline's command line", width_cells)
     else:
         lines += paragraph(
-            f"recommended ({', '.join(r.knobs)}): {r.append!r}: {_amount(r.verdict.saving, result.unit)}"
-            f" {_ci(r.verdict, result.unit)}"
-            f" ({r.verdict.decision}); the knobs alone summed to {_amount(r.sum_of_singles, result.unit)}",
+            f"recommended ({', '.join(r.knobs)}): {r.append!r}: {amount(r.verdict.saving, result.unit)}"
+            f" {interval_text(r.verdict, result.unit)}"
+            f" ({r.verdict.decision}); the knobs alone summed to {amount(r.sum_of_singles, result.unit)}",
             width_cells,
         )
         if r.combination:
@@ -196,24 +200,25 @@ def tune_markdown(result: TuneResult) -> str:
     for t in result.tried:
         decision = t.verdict.decision + (f": {t.verdict.why}" if t.verdict.why else "")
         cells = [
-            f"`{t.knob.name}`", t.knob.risk, _amount(t.verdict.saving, result.unit),
-            _ci(t.verdict, result.unit), str(t.verdict.boots), decision, t.knob.evidence, t.knob.source,
+            f"`{t.knob.name}`", t.knob.risk, amount(t.verdict.saving, result.unit),
+            interval_text(t.verdict, result.unit), str(t.verdict.boots), decision, t.knob.evidence,
+            t.knob.source,
         ]  # fmt: skip
         out.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     out.append("")
     for t in result.tried:
         if t.where:
-            out.append(f"- `{t.knob.name}` saved it in: {_where(t.where)}.")
+            out.append(f"- `{t.knob.name}` saved it in: {where_text(t.where)}.")
     if result.front:
-        out += [f"- Saving by the risk accepted (sums of single savings): {_front(result)}.", ""]
+        out += [f"- Saving by the risk accepted (sums of single savings): {front_text(result)}.", ""]
     r = result.recommended
     if r is None:
         out.append("No knob showed a saving.")
     else:
         out.append(
-            f"Recommended: `{r.append}`: {_amount(r.verdict.saving, result.unit)}"
-            f" {_ci(r.verdict, result.unit)}"
-            f" ({r.verdict.decision}); the knobs alone summed to {_amount(r.sum_of_singles, result.unit)}."
+            f"Recommended: `{r.append}`: {amount(r.verdict.saving, result.unit)}"
+            f" {interval_text(r.verdict, result.unit)}"
+            f" ({r.verdict.decision}); the knobs alone summed to {amount(r.sum_of_singles, result.unit)}."
             + (
                 f" The kept knobs {r.combination}: the best one alone is recommended."
                 if r.combination

@@ -44,7 +44,11 @@ def test_tune_finds_the_console_noise_and_a_slow_initcall(cloud_kernel: Path, tm
         experiment = store.experiment(screen)
         spent = sum(len(store.boots(run)) for run in result["runs"])
         finals = store.samples(final, "kernel_init_s")
-        assert store.experiment(probe).meta == {"tune": "probe"}
+        probe_meta = store.experiment(probe).meta
+        assert store.experiment(final).meta["tune_of"] == str(probe)
+    # The probe keeps the request (for --resume); every later run names the probe.
+    assert probe_meta["tune"] == "probe" and json.loads(probe_meta["tune_request"])["append"] == BASE
+    assert experiment.meta["tune_of"] == str(probe)
     arms = {v.name: v.config["append"] for v in experiment.variants}
     assert arms["baseline"] == BASE
     base = statistics.median(screened["baseline"])
@@ -59,6 +63,9 @@ def test_tune_finds_the_console_noise_and_a_slow_initcall(cloud_kernel: Path, tm
     # Two lines per initcall cost a tenth of a second or more; the crypto self-tests seconds under TCG.
     assert 0.05 < knobs["-initcall_debug"]["saving"] < 1.0
     assert knobs["+initcall_blacklist=crypto_algapi_init"]["saving"] > 1.0
+    # Where it came from: diff calls the initcalls phase moved by most of the knob's saving.
+    where = knobs["+initcall_blacklist=crypto_algapi_init"]["where"]
+    assert where and where[0]["kind"] == "phase" and where[0]["saving"] > 1.0, where
     # The final A/B of the two together, booted again against the baseline.
     recommended = result["recommended"]
     assert recommended["append"] == "ignore_loglevel initcall_blacklist=crypto_algapi_init"

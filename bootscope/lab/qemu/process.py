@@ -248,6 +248,7 @@ def boot_once(
     lines: list[LogLine] = []
     stderr_tail = b""
     marker_seen = stopped_by_us = timed_out = end_seen = False
+    end_seen_ns = 0
     panic_line: str | None = None
     host_start_ns = time.monotonic_ns()
     try:
@@ -296,8 +297,8 @@ def boot_once(
                     if not marker_seen and marker.search(line.text):
                         marker_seen = True
                         stopped_by_us = config.stop_on_marker or end_seen
-                    if end is not None and end.search(line.text):
-                        end_seen = True
+                    if end is not None and end.search(line.text) and not end_seen:
+                        end_seen, end_seen_ns = True, now_ns
                         if marker_seen:
                             stopped_by_us = True
                         else:
@@ -320,6 +321,7 @@ def boot_once(
     outcome, reason = _outcome(
         config,
         lines,
+        (host_end_ns - end_seen_ns) / 1e9 if end_seen else 0.0,
         marker_seen,
         stopped_by_us or no_marker_after_end,
         timed_out and not no_marker_after_end,
@@ -359,6 +361,7 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
 def _outcome(
     config: BootConfig,
     lines: list[LogLine],
+    waited_after_end_s: float,
     marker_seen: bool,
     stopped_by_us: bool,
     timed_out: bool,
@@ -375,7 +378,8 @@ def _outcome(
     if stopped_by_us:
         if marker_seen:
             return Outcome.OK, ""
-        return Outcome.QEMU_ERROR, f"end line seen and no marker {END_GRACE_S:g} s later; last line: {last}"
+        waited = f"{waited_after_end_s:.0f} s"
+        return Outcome.QEMU_ERROR, f"end line seen and no marker {waited} later; last line: {last}"
     stderr = _shorten(stderr_tail.decode("utf-8", errors="replace").strip().replace("\n", " | "))
     if returncode < 0:
         return Outcome.QEMU_ERROR, f"QEMU was killed by signal {-returncode}; last line: {last}"

@@ -103,11 +103,11 @@ def judge_arm(
     return judge(values[0], values[1], request.metric, unit_of(request.metric), request.alpha)
 
 
-def _settled(verdict: Verdict, min_saving: float) -> Verdict | None:
+def _settled(verdict: Verdict, min_saving: float, unit: str) -> Verdict | None:
     if verdict.decision in (SAVING, SLOWER):
         return verdict
     if verdict.ci is not None and verdict.ci[1] < min_saving:
-        return replace(verdict, why=f"its interval rules out a saving of {min_saving:.4g} or more")
+        return replace(verdict, why=f"its interval rules out a saving of {min_saving:.4g} {unit} or more")
     return None
 
 
@@ -152,10 +152,11 @@ def screen(
             verdicts[i] = judge_arm(records, logs, name, pooled[i], booted[i], request)
             if verdicts[i].decision == REJECTED:
                 continue
-            if _settled(verdicts[i], min_saving) is None:
+            settled = _settled(verdicts[i], min_saving, unit_of(metric))
+            if settled is None:
                 still.append((i, knob))
             else:
-                verdicts[i] = _settled(verdicts[i], min_saving) or verdicts[i]
+                verdicts[i] = settled
         pending = still
     for i, _ in pending:
         verdicts[i] = replace(

@@ -5,16 +5,18 @@ the kept knobs against the baseline (a final A/B; skipped when one knob is kept,
 that A/B) and report the combined saving beside the sum of the single ones (knobs overlap).
 
 The screen spends boots in stages on the knobs still undecided (``screen.py``). Every boot is a
-stored run on the one runner (labelled ``tune=probe|screen|final``), so Ctrl-C or a crash loses no
-finished boot. A system image (``--image``) is tuned like a kernel: its critical chain gives
-``systemd.mask=`` knobs, and a knob asked for with ``--try`` is tried whatever the catalogue says.
-Not yet here: a resume of an interrupted tune, SSH targets, QEMU machine knobs.
+stored run on the one runner (labelled ``tune=probe|screen|final``; the probe keeps the request,
+the later runs name the probe, ``tune_of``), so Ctrl-C or a crash loses no finished boot and
+:func:`resume_tune` goes on from them (``resume.py``). A system image (``--image``) is tuned like
+a kernel: its critical chain gives ``systemd.mask=`` knobs, and a knob asked for with ``--try`` is
+tried whatever the catalogue says.
+Not yet here: SSH targets, QEMU machine knobs.
 """
 
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from bootscope.analyze.stored import analyze_stored_boot
@@ -24,13 +26,24 @@ from bootscope.lab.plans.boot import Plan, VariantSpec, apply_option
 from bootscope.lab.progress import Reporter
 from bootscope.metrics import definition, unit_of
 from bootscope.store import Store
-from bootscope.usecases.run import start_experiment
+from bootscope.usecases.run import resume_experiment, start_experiment
 from bootscope.usecases.tune.account import where_saved
 from bootscope.usecases.tune.catalogue import candidates
 from bootscope.usecases.tune.decide import SAVING, Verdict
 from bootscope.usecases.tune.knob import Knob, given_knob, with_knobs
 from bootscope.usecases.tune.pareto import FrontPoint, pareto_front
 from bootscope.usecases.tune.request import TuneRequest
+from bootscope.usecases.tune.resume import (
+    PROBE,
+    REQUEST,
+    TUNE,
+    TUNE_OF,
+    Replay,
+    probe_of,
+    request_document,
+    request_from_document,
+    runs_of,
+)
 from bootscope.usecases.tune.screen import BASELINE, Runner, TriedKnob, arms_of, judge_arm, plan_of, screen
 
 TUNED = "tuned"
@@ -115,7 +128,7 @@ def asked_knobs(words: Sequence[str]) -> list[Knob]:
 def _probe(
     store: Store, request: TuneRequest, base: VariantSpec, run: Runner
 ) -> tuple[int, list[Knob], float | None]:
-    probe = run(plan_of([base], request, 1), {"tune": "probe"})
+    probe = run(plan_of([base], request, 1), {TUNE: PROBE, REQUEST: request_document(request)})
     ok = [b for b in store.boots(probe) if b.outcome == "ok" and not b.superseded]
     if not ok:
         raise BootError(f"the baseline did not boot (run {probe}): see `bootscope runs` and its log")
@@ -163,6 +176,37 @@ def _accounted(store: Store, request: TuneRequest, tried: TriedKnob) -> TriedKno
     return replace(tried, where=where)
 
 
+def booting(store: Store, reporter: Reporter | None, executor: Executor | None) -> Runner:
+    """Return the runner that boots a plan on the one runner (QEMU on this host, or ``executor``)."""
+
+    def boot(plan: Plan, meta: dict[str, str]) -> int:
+        return start_experiment(plan, store, reporter, executor=executor, meta=meta).experiment.id
+
+    return boot
+
+
+def resume_tune(
+    given: str,
+    store: Store,
+    reporter: Reporter | None = None,
+    executor: Executor | None = None,
+    runner: Runner | None = None,
+    finish: Callable[[int], None] | None = None,
+) -> TuneResult:
+    """Go on with the stored tune ``given`` names (its first run's id, or 'latest'): its request
+    is the stored one, its stored runs are taken in order (one cut short is finished by ``finish``,
+    default: resumed on this host or ``executor``) and the search boots what they lack. Raises like
+    :func:`tune`, and InputError when ``given`` names no tune or its runs took another way."""
+    probe = probe_of(store, given)
+    request = request_from_document(probe.meta[REQUEST])
+
+    def resume(run_id: int) -> None:
+        resume_experiment(run_id, store, reporter, executor=executor)
+
+    replay = Replay(runs_of(store, probe), runner or booting(store, reporter, executor), finish or resume)
+    return tune(request, store, reporter, executor, runner=replay)
+
+
 def tune(
     request: TuneRequest,
     store: Store,
@@ -181,17 +225,17 @@ def tune(
             f"-n {request.boots_per_arm}: a knob needs at least {MIN_BOOTS_PER_ARM} boots an arm"
         )
 
-    def boot(plan: Plan, meta: dict[str, str]) -> int:
-        return start_experiment(plan, store, reporter, executor=executor, meta=meta).experiment.id
-
-    run = runner or boot
-
+    first = runner or booting(store, reporter, executor)
     if request.budget is not None and request.budget < 1 + 4 * request.boots_per_arm:
         n = request.boots_per_arm
         raise InputError(f"--budget {request.budget}: one knob needs {1 + 4 * n} boots at -n {n}")
     asked_knobs(request.tries)  # a bad --try word is refused before any boot
     base = base_spec(request)
-    probe, knobs, probe_value = _probe(store, request, base, run)
+    probe, knobs, probe_value = _probe(store, request, base, first)
+
+    def run(plan: Plan, meta: dict[str, str]) -> int:  # every later run names its tune's probe
+        return first(plan, {**meta, TUNE_OF: str(probe)})
+
     tried_knobs, untried = _fit_budget(knobs, request)
     runs = [probe]
     tried: tuple[TriedKnob, ...] = ()

@@ -1,0 +1,75 @@
+"""`tune --resume`: a tune cut short by Ctrl-C goes on from its stored runs through the one runner
+(a fake target: synthetic consoles whose kernel_init_s the command line sets, ``fake.init_ms``),
+boots only what is missing and reaches the verdicts of a tune never stopped."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bootscope.errors import InputError
+from bootscope.lab.plans.boot import Plan
+from bootscope.lab.plans.settings import GivenSettings
+from bootscope.lab.qemu.process import BootConfig
+from bootscope.lab.targets.fake import FakeTarget
+from bootscope.store import Store
+from bootscope.usecases.run import resume_experiment, start_experiment
+from bootscope.usecases.tune.decide import SAVING
+from bootscope.usecases.tune.request import TuneRequest
+from bootscope.usecases.tune.search import resume_tune, tune
+
+FASTER = "+fake.init_ms=500"
+REQUEST = TuneRequest(
+    kernel="k", append="fake.init_ms=1000", metric="kernel_init_s", boots_per_arm=4, alpha=0.05,
+    tries=(FASTER,), min_saving=0.01, settings=GivenSettings(warmup_per_variant=0),
+)  # fmt: skip
+
+
+def _runner(store: Store, target: FakeTarget) -> object:
+    def run(plan: Plan, meta: dict[str, str]) -> int:
+        return start_experiment(plan, store, target=target, meta=meta).experiment.id
+
+    return run
+
+
+def _finish(store: Store, run: int, target: FakeTarget) -> None:
+    resume_experiment(run, store, target=target)
+
+
+def _stop_at(boot_number: int) -> FakeTarget:
+    target = FakeTarget()
+
+    def before(_config: BootConfig) -> None:
+        if target.boots + 1 == boot_number:
+            raise KeyboardInterrupt
+
+    target.before_boot = before
+    return target
+
+
+def test_a_tune_stopped_by_ctrl_c_resumes_and_boots_only_what_is_missing(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "whole.db") as store:
+        whole = tune(REQUEST, store, runner=_runner(store, FakeTarget()))  # type: ignore[arg-type]
+    with Store.open(tmp_path / "cut.db") as store:
+        with pytest.raises(KeyboardInterrupt):  # the probe and 3 of stage 1's 8 boots are stored
+            tune(REQUEST, store, runner=_runner(store, _stop_at(5)))  # type: ignore[arg-type]
+        later = FakeTarget()
+        resumed = resume_tune(
+            "latest", store, runner=_runner(store, later),  # type: ignore[arg-type]
+            finish=lambda run: _finish(store, run, later),
+        )  # fmt: skip
+    assert later.boots == 9 - 4  # the probe and 3 screen boots were kept, not booted again
+    assert resumed.runs == whole.runs and resumed.boots_spent == whole.boots_spent == 9
+    verdicts = {t.knob.name: t.verdict for t in resumed.tried}
+    assert verdicts[FASTER].decision == SAVING and verdicts[FASTER].saving == pytest.approx(0.5, abs=0.02)
+    assert resumed.recommended is not None and resumed.recommended.append == "fake.init_ms=500"
+
+
+def test_resume_names_a_tune(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "t.db") as store:
+        with pytest.raises(InputError, match="holds no tune"):
+            resume_tune("latest", store)
+        plan_run = tune(REQUEST, store, runner=_runner(store, FakeTarget())).runs[1]  # type: ignore[arg-type]
+        with pytest.raises(InputError, match=f"run {plan_run} is not the first run of a tune"):
+            resume_tune(str(plan_run), store)
