@@ -33,15 +33,19 @@ def interval_text(verdict: Verdict, unit: str) -> str:
 
 def _moved(moved: Moved) -> dict[str, Any]:
     ci = list(moved.ci_s) if moved.ci_s else None
-    return {"kind": moved.kind, "name": moved.name, "saving": moved.saving_s, "ci": ci}
+    return {
+        "kind": moved.kind, "name": moved.name, "saving": moved.saving_s, "ci": ci,
+        "resolved": moved.resolved, "status": moved.status,
+    }  # fmt: skip
 
 
 def tune_document(result: TuneResult) -> dict[str, Any]:
     """Return the tune as the documented JSON-able dict: ``{"metric", "unit", "baseline": {"append",
     "median"}, "candidates": [{"knob", "risk", "source", "effect", "evidence", "saving", "ci",
-    "boots", "decision", "why", "where": [{"kind", "name", "saving", "ci"}]}], "pareto": [{"risk",
-    "knobs", "saving_sum"}], "untried": [knob...], "recommended": {"append", "knobs", "masks",
-    "saving", "ci", "decision", "sum_of_singles", "combination"} | null, "boots_spent", "runs"}``;
+    "boots", "decision", "why", "where": [{"kind", "name", "saving", "ci", "resolved", "status"}]}],
+    "pareto": [{"risk", "knobs", "saving_sum"}], "untried": [knob...], "recommended": {"append",
+    "knobs", "masks", "saving", "ci", "decision", "sum_of_singles", "combination"} | null,
+    "boots_spent", "runs"}``;
     ``where`` is diff's account of a kept knob's saving (seconds, the largest moves first),
     ``pareto`` the front of summed single savings against the risk accepted, and ``combination``
     says why the recommendation is one knob when the kept ones together failed."""
@@ -71,15 +75,7 @@ def tune_document(result: TuneResult) -> dict[str, Any]:
                 "boots": t.verdict.boots,
                 "decision": t.verdict.decision,
                 "why": t.verdict.why,
-                "where": [
-                    {
-                        "kind": m.kind,
-                        "name": m.name,
-                        "saving": m.saving_s,
-                        "ci": list(m.ci_s) if m.ci_s else None,
-                    }
-                    for m in t.where
-                ],
+                "where": [_moved(m) for m in t.where],
             }
             for t in result.tried
         ],
@@ -121,7 +117,12 @@ def _table(result: TuneResult) -> TextTable:
 
 def where_text(moved: tuple[Moved, ...]) -> str:
     """Return where a saving came from: 'kind name +N ms' per moved component."""
-    return ", ".join(f"{m.kind} {m.name} {amount(m.saving_s, 's')}" for m in moved)
+    return ", ".join(f"{m.kind} {m.name} {amount(m.saving_s, 's')}{_mark(m)}" for m in moved)
+
+
+def _mark(moved: Moved) -> str:
+    gone = " (gone when tuned)" if moved.status == "disappeared" else ""
+    return gone + ("" if moved.resolved else " (not resolved by these boots)")
 
 
 def front_text(result: TuneResult) -> str:
