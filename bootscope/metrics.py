@@ -43,6 +43,7 @@ KERNEL_INIT_S = "kernel_init_s"
 USERSPACE_S = "userspace_s"
 HOST_WALL_S = "host_wall_s"
 HOST_KERNEL_START_S = "host_kernel_start_s"
+POWERON_TO_KERNEL_S = "poweron_to_kernel_s"
 KEXEC_DOWNTIME_S = "kexec_downtime_s"
 KEXEC_BLIND_S = "kexec_blind_s"
 KEXEC_LOAD_S = "kexec_load_s"
@@ -116,6 +117,14 @@ _TABLE = (
         Clock.HOST_MONOTONIC,
         "host time from QEMU start to the arrival of the first line with a kernel timestamp"
         " (firmware, boot loader and decompression).",
+    ),
+    Metric(
+        POWERON_TO_KERNEL_S,
+        "s",
+        Clock.HOST_MONOTONIC,
+        "host time from the power-on order (a labgrid power driver) to the arrival of the board's first"
+        " console line with a kernel timestamp: firmware, boot loader, kernel load and decompression.",
+        workloads=("board",),
     ),
     Metric(
         KEXEC_DOWNTIME_S,
@@ -247,6 +256,8 @@ SSH_METRICS = (
     INITRD_S,
     SYSTEMD_USERSPACE_S,
 )
+# A board booted from power-on (labgrid): the time to the kernel, then the kernel's own metrics.
+BOARD_METRICS = (POWERON_TO_KERNEL_S, KERNEL_INIT_S, USERSPACE_S, HOST_WALL_S)
 # The metric that decides --until precise for a boot run (seed 000 times the boot to the shell).
 BOOT_STOP_METRIC = USERSPACE_S
 # The default metric of compare and friends: the kernel's own time to init.

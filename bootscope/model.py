@@ -153,6 +153,9 @@ class Metrics:
     reboot_shutdown_s: float | None = None
     reboot_stop_s: float | None = None
     reboot_blind_s: float | None = None
+    # A board booted from power-on (bootscope.lab.workloads.board): the power-on order -> the kernel's
+    # first stamped console line, on the host clock.
+    poweron_to_kernel_s: float | None = None
     # Latency workload (bootscope latency run): the worst thread of one tool run, in us.
     latency_max_us: float | None = None
     latency_p99_us: float | None = None

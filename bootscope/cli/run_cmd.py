@@ -131,34 +131,27 @@ def run(
     yes_this_machine: ssh_run.YesThisMachine = False,
 ) -> None:
     """Boot a kernel (and variants) many times in QEMU, interleaved, and store every boot; or reboot
-    a machine over SSH (ssh://USER@HOST), reboot after reboot."""
+    a machine over SSH (ssh://USER@HOST), reboot after reboot; or boot a board from power-on through
+    labgrid (labgrid:ENV.yaml[:TARGET])."""
     as_json = options.check_format(fmt, options.TABLE_JSON) == "json"
+    if kernel is not None and kernel.startswith("labgrid:"):
+        from bootscope.cli.board_run import run_board_cli
+        from bootscope.usecases.board import BoardRequest
+
+        qemu = any((image, append, smp, mem, cpu, icount, initrd, disk, qemu_arg, command, file, variant))
+        board = BoardRequest(kernel, reboot or "cold", samples, warmup, seed, timeout, marker)
+        return run_board_cli(board, db, as_json, meta or (), qemu_options=qemu or plan_file is not None)
     if kernel is not None and kernel.startswith("ssh://"):
         ssh_run.run_ssh(
             ssh_run.SshOptions(
-                target=kernel,
-                reboot=reboot,
-                console=console,
-                console_device=console_device,
-                baud=baud,
-                identity=identity,
-                known_hosts=known_hosts,
-                kernel=target_kernel,
-                initrd=initrd,
-                append=append,
-                reuse_cmdline=reuse_cmdline,
-                no_checks=no_checks,
-                yes_this_machine=yes_this_machine,
-                variants=tuple(variant or ()),
-                samples=samples,
-                warmup=warmup,
-                seed=seed,
-                timeout=timeout,
+                target=kernel, reboot=reboot, console=console, console_device=console_device, baud=baud,
+                identity=identity, known_hosts=known_hosts, kernel=target_kernel, initrd=initrd,
+                append=append, reuse_cmdline=reuse_cmdline, no_checks=no_checks,
+                yes_this_machine=yes_this_machine, variants=tuple(variant or ()), samples=samples,
+                warmup=warmup, seed=seed, timeout=timeout,
             ),
-            db,
-            as_json,
-            meta or (),
-        )
+            db, as_json, meta or (),
+        )  # fmt: skip
         return
     if reboot or console or console_device or identity or known_hosts or target_kernel or no_checks:
         raise InputError(

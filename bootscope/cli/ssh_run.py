@@ -29,7 +29,9 @@ if TYPE_CHECKING:
 Reboot = Annotated[
     str | None,
     typer.Option(
-        "--reboot", help="ssh:// targets: kexec (kexec -l, then systemctl kexec) or reboot (firmware)."
+        "--reboot",
+        help="ssh:// targets: kexec (kexec -l, then systemctl kexec) or reboot (firmware); labgrid: targets:"
+        " cold (power off, then on).",
     ),
 ]
 ConsoleCmd = Annotated[

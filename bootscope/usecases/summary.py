@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bootscope.metrics import (
+    BOARD_METRICS,
     COMPARED_METRICS,
     IMAGE_COMPARED_METRICS,
     IMAGE_SUMMARY_METRICS,
@@ -150,6 +151,8 @@ def workload_metrics(plan: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple[st
         return KEXEC_METRICS, KEXEC_METRICS
     if plan.get("workload") == "ssh":  # a machine rebooted over SSH
         return SSH_METRICS, SSH_METRICS
+    if plan.get("workload") == "board":  # a board booted from power-on (labgrid)
+        return BOARD_METRICS, BOARD_METRICS
     variants = plan.get("variants") or []
     if variants and all(isinstance(v, dict) and v.get("image") for v in variants):
         return IMAGE_SUMMARY_METRICS, IMAGE_COMPARED_METRICS

@@ -190,7 +190,7 @@ def _check_inputs(config: BootConfig) -> None:
             raise InputError(f"cannot pin QEMU to CPUs {missing}: this process may use {sorted(available)}")
 
 
-class _LineSplitter:
+class LineSplitter:
     """Cuts a byte stream into lines, stamping each with the host time its end arrived; a match of
     ``prompt`` (bytes regex) ends a line too, right after the match."""
 
@@ -199,6 +199,8 @@ class _LineSplitter:
         self._prompt = prompt
 
     def feed(self, data: bytes, host_ns: int) -> list[LogLine]:
+        """Return the lines ``data`` completes, each stamped ``host_ns`` (a line longer than
+        MAX_LINE_BYTES is cut there)."""
         self._pending += data
         lines: list[LogLine] = []
         while True:
@@ -219,6 +221,7 @@ class _LineSplitter:
             self._pending = self._pending[cut + 1 :]
 
     def flush(self, host_ns: int) -> list[LogLine]:
+        """Return what is left as a last line (none when only blanks are left)."""
         rest, self._pending = self._pending, b""
         return [_line(rest, host_ns)] if rest.strip(b"\r") else []
 
@@ -267,7 +270,7 @@ def boot_once(
         if on_start is not None:
             on_start(proc.pid)
         deadline_ns = host_start_ns + int(config.timeout_s * 1e9)
-        splitter = _LineSplitter(re.compile(config.prompt_regex.encode()) if config.prompt_regex else None)
+        splitter = LineSplitter(re.compile(config.prompt_regex.encode()) if config.prompt_regex else None)
         selector = selectors.DefaultSelector()
         selector.register(proc.stdout, selectors.EVENT_READ, "out")
         selector.register(proc.stderr, selectors.EVENT_READ, "err")

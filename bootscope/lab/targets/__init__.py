@@ -13,15 +13,21 @@ from pathlib import Path
 from bootscope.lab.targets.base import Target, TargetSpec
 
 LOCAL = "local"
+LABGRID = "labgrid:"
 
 
 def open_target(spec: TargetSpec) -> Target:
-    """Return the target ``spec`` names: this host for ``local``, else the SSH machine of its URL.
-    Raises InputError for a bad URL or a missing key file."""
+    """Return the target ``spec`` names: this host for ``local``, a labgrid board for
+    ``labgrid:ENV[:TARGET]``, else the SSH machine of its URL. Raises InputError for a bad URL, a
+    missing key or environment file."""
     if spec.where == LOCAL:
         from bootscope.lab.targets.localhost import LocalHost
 
         return LocalHost()
+    if spec.where.startswith(LABGRID):
+        from bootscope.lab.targets.labgrid_board import LabgridBoard
+
+        return LabgridBoard(spec.where)
     # Imported here: a QEMU or local run never needs the SSH client side.
     from bootscope.lab.targets.ssh_client import parse_ssh_url
     from bootscope.lab.targets.ssh_machine import SshMachine

@@ -8,6 +8,8 @@ a capability, one protocol each:
   and reads the facts a latency result depends on (this host, an SSH machine).
 - :class:`Reboots`: a machine reached by a shell that reboots (its boot id, a reboot ordered by
   kexec or firmware, the console lines since a moment).
+- :class:`PowersOn`: a board whose power is switched and whose console is read (labgrid): a boot
+  from power-on.
 
 A workload states what it needs (``Workload.needs``); :func:`require` checks it once, when the run
 starts and before anything is stored, and says in one line which capability the target lacks. The
@@ -39,6 +41,7 @@ StartCallback = Callable[[int], None]
 BOOTS_GUESTS = "boots QEMU guests"
 RUNS_COMMANDS = "runs commands"
 REBOOTS = "reboots"
+POWERS_ON = "powers a board on and off"
 
 
 @runtime_checkable
@@ -176,7 +179,27 @@ class Reboots(Target, Protocol):
         """Drop the console lines older than ``host_ns`` (already stored)."""
 
 
-_PROTOCOLS: dict[str, type] = {BOOTS_GUESTS: BootsGuests, RUNS_COMMANDS: RunsCommands, REBOOTS: Reboots}
+@runtime_checkable
+class PowersOn(Target, Protocol):
+    """A board whose power is switched and whose console is read (a labgrid place or environment):
+    a boot is one power cycle, timed from the power-on order."""
+
+    def power_cycle(self, timeout_s: float, marker_regex: str, on_line: LineCallback | None) -> Boot:
+        """Switch the board off (if on) and on, read its console until a line matches
+        ``marker_regex`` or ``timeout_s`` passes, switch it off; return the boot, its lines stamped
+        on arrival and ``host_start_ns`` the power-on order. Raises BootError when the power or the
+        console cannot be driven."""
+
+    def close(self) -> None:
+        """Switch the board off and let go of it (a labgrid place is released); safe to call twice."""
+
+
+_PROTOCOLS: dict[str, type] = {
+    BOOTS_GUESTS: BootsGuests,
+    RUNS_COMMANDS: RunsCommands,
+    REBOOTS: Reboots,
+    POWERS_ON: PowersOn,
+}
 
 
 def missing(target: Target, needs: Sequence[str]) -> list[str]:
@@ -206,6 +229,14 @@ def commands(target: Target, who: str) -> RunsCommands:
     """Return ``target`` as one that runs commands; raises InputError (see :func:`require`)."""
     if not isinstance(target, RunsCommands):
         require(target, (RUNS_COMMANDS,), who)
+        raise AssertionError  # pragma: no cover - require raised
+    return target
+
+
+def powered(target: Target, who: str) -> PowersOn:
+    """Return ``target`` as a board whose power is switched; raises InputError (see :func:`require`)."""
+    if not isinstance(target, PowersOn):
+        require(target, (POWERS_ON,), who)
         raise AssertionError  # pragma: no cover - require raised
     return target
 

@@ -1,4 +1,5 @@
-"""Workloads: what one slot measures (a QEMU boot, a kexec chain, an SSH reboot, a latency run).
+"""Workloads: what one slot measures (a QEMU boot, a kexec chain, an SSH reboot, a latency run, a
+board's boot from power-on).
 
 Each workload implements :class:`bootscope.lab.workloads.protocol.Workload`; this package's face is
 its registry: :func:`workload_from_document` reads a stored plan back (``--resume``) by the workload's
@@ -22,12 +23,14 @@ def workload_from_document(document: Mapping[str, Any]) -> Workload:
     # Imported here: each workload brings its own machinery (SSH, Dask-free latency tools...), and
     # a command that runs one workload should not import the others.
     from bootscope.errors import InputError
+    from bootscope.lab.workloads.board import BoardWorkload
     from bootscope.lab.workloads.boot import BootWorkload
     from bootscope.lab.workloads.kexec import KexecWorkload
     from bootscope.lab.workloads.latency import LatencyWorkload
     from bootscope.lab.workloads.ssh import SshWorkload
 
     factories: dict[str, WorkloadFactory] = {
+        BoardWorkload.kind: BoardWorkload.from_document,
         BootWorkload.kind: BootWorkload.from_document,
         KexecWorkload.kind: KexecWorkload.from_document,
         LatencyWorkload.kind: LatencyWorkload.from_document,

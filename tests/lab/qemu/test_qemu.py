@@ -18,7 +18,7 @@ from bootscope.lab.qemu import process
 from bootscope.lab.qemu.initramfs import BUSYBOX, InitramfsSpec, build_initramfs
 from bootscope.lab.qemu.process import (
     BootConfig,
-    _LineSplitter,
+    LineSplitter,
     boot_once,
     build_command,
     disk_format,
@@ -167,7 +167,7 @@ def test_missing_qemu_kernel_or_initrd_is_a_boot_error(tmp_path: Path) -> None:
 
 
 def test_splitter_strips_cr_cuts_huge_lines_and_survives_junk() -> None:
-    splitter = _LineSplitter()
+    splitter = LineSplitter()
     assert splitter.feed(b"partial", 1) == []
     lines = splitter.feed(b" line\r\n\xff\xfe<b>\nnext", 2)
     assert [line.text for line in lines] == ["partial line", "\ufffd\ufffd<b>"]
@@ -180,7 +180,7 @@ def test_splitter_strips_cr_cuts_huge_lines_and_survives_junk() -> None:
 @needs_qemu
 def test_a_getty_prompt_is_a_line_of_its_own_when_it_arrives() -> None:
     # agetty prints "bootscope login: " and no newline; a kernel line may follow on the same line.
-    splitter = _LineSplitter(re.compile(rb"\S login: "))
+    splitter = LineSplitter(re.compile(rb"\S login: "))
     assert splitter.feed(b"\r\nDebian GNU/Linux 12 bootscope ttyS0\r\n\r\nbootscope log", 1) == [
         LogLine("", host_ns=1),
         LogLine("Debian GNU/Linux 12 bootscope ttyS0", host_ns=1),
@@ -194,7 +194,7 @@ def test_a_getty_prompt_is_a_line_of_its_own_when_it_arrives() -> None:
 def test_a_getty_prompt_split_by_another_writer_is_still_the_prompt() -> None:
     # Seen in CI: a starved guest's getty wrote its host name, the collector's output ended that
     # line, then the getty wrote " login: ", and the collector went on on the same line.
-    splitter = _LineSplitter(re.compile(defaults.LOGIN_PROMPT.encode()))
+    splitter = LineSplitter(re.compile(defaults.LOGIN_PROMPT.encode()))
     assert [line.text for line in splitter.feed(b"\r\nbootscope", 1)] == [""]
     assert [line.text for line in splitter.feed(b"\r\n", 2)] == ["bootscope"]
     assert splitter.feed(b" login: ", 3) == [LogLine(" login: ", host_ns=3)]

@@ -1,0 +1,50 @@
+"""``bootscope run labgrid:ENV.yaml[:TARGET] --reboot cold``: boot a board from power-on through
+labgrid, boot after boot, and print the run as ``run`` prints any (the use case:
+:func:`bootscope.usecases.board.run_board`)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from bootscope.cli.signals import stop_on_signals
+from bootscope.errors import BootError, InputError
+from bootscope.metrics import POWERON_TO_KERNEL_S
+from bootscope.report.console import error_console, output_console
+
+if TYPE_CHECKING:
+    from bootscope.usecases.board import BoardRequest
+
+
+def run_board_cli(
+    request: BoardRequest, db: str, as_json: bool, meta: Sequence[str] = (), qemu_options: bool = False
+) -> None:
+    """Run the board experiment and print it; exit status 0 when every boot was ok, 3 when any
+    failed (all are stored), 2 for bad options (QEMU's, given with ``qemu_options``, and ``--meta``
+    for now)."""
+    if qemu_options:
+        raise InputError("a labgrid: board boots what its environment file says: QEMU options do not apply")
+    if meta:
+        raise InputError("--meta labels QEMU runs; a labgrid: run does not take it yet")
+    from bootscope.lab.progress import RichReporter, SilentReporter
+    from bootscope.report.run_out import print_run, run_document
+    from bootscope.store import Store
+    from bootscope.usecases.board import run_board
+
+    out = output_console()
+    reporter = SilentReporter() if as_json else RichReporter(error_console())
+    cancel = threading.Event()
+    with stop_on_signals(cancel), Store.open(db) as store:
+        result, summary = run_board(request, store, reporter, cancel)
+    if as_json:
+        out.print_json(json.dumps(run_document(result, summary, store.name)))
+    else:
+        print_run(out, result, summary, store.name, seed_given=request.seed is not None, noun="boots")
+        out.print(f"see `bootscope compare {result.experiment.id} --metric {POWERON_TO_KERNEL_S}`")
+    if summary.failed:
+        raise BootError(
+            f"{len(summary.failed)} of {summary.stored} boots of run {result.experiment.id} failed"
+            f" ({', '.join(sorted({boot.outcome for boot in summary.failed}))}); all are stored"
+        )

@@ -1,0 +1,100 @@
+"""A board experiment's plan: a board reached through labgrid (``labgrid:ENV.yaml[:TARGET]``) booted
+from power-on again and again, every boot timed from the power-on order to a console marker.
+
+One variant for now, named by how the board is rebooted: ``cold`` (power off, power on). Warm and
+kexec reboots through labgrid's shell drivers, as variants of the same experiment, are not here yet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from bootscope import defaults
+from bootscope.errors import InputError
+from bootscope.lab.plans.settings import RunSettings, check_settings
+
+LABGRID_PREFIX = "labgrid:"
+REBOOT_COLD = "cold"
+REBOOTS = (REBOOT_COLD,)
+DEFAULT_TARGET = "main"
+BOARD_TIMEOUT_S = 120.0
+
+
+@dataclass(frozen=True, slots=True)
+class BoardSpec:
+    """Where a board is: its labgrid environment file (absolute) and the target in it."""
+
+    env: Path
+    target: str
+
+    @property
+    def url(self) -> str:
+        """The board as bootscope names it: ``labgrid:ENV:TARGET``."""
+        return f"{LABGRID_PREFIX}{self.env}:{self.target}"
+
+
+def parse_board(text: str) -> BoardSpec:
+    """Return the board ``labgrid:ENV.yaml[:TARGET]`` names (TARGET defaults to ``main``). Raises
+    InputError for another scheme, a missing environment file or an empty target name."""
+    if not text.startswith(LABGRID_PREFIX):
+        raise InputError(f"{text!r} is not a labgrid board: give labgrid:ENV.yaml[:TARGET]")
+    rest = text.removeprefix(LABGRID_PREFIX)
+    path, target = rest, DEFAULT_TARGET
+    if not Path(rest).is_file() and ":" in rest:
+        path, target = rest.rsplit(":", 1)
+    env = Path(path).expanduser()
+    if not env.is_file():
+        raise InputError(f"labgrid: no environment file {path!r}")
+    if not target.strip():
+        raise InputError(f"labgrid: {text!r} names no target after the last ':'")
+    return BoardSpec(env.resolve(), target)
+
+
+@dataclass(frozen=True, slots=True)
+class BoardPlan:
+    """Boot the board ``board`` (``labgrid:ENV:TARGET``) ``samples_per_variant`` times after
+    ``warmup_per_variant`` warm-ups, rebooting it the ``reboot`` way; a boot ends at the first console
+    line that matches ``marker`` (a regex) or after ``timeout_s``."""
+
+    board: str
+    seed: int
+    samples_per_variant: int = defaults.SAMPLES_PER_VARIANT
+    warmup_per_variant: int = 0
+    timeout_s: float = BOARD_TIMEOUT_S
+    marker: str = defaults.MARKER_PREFIX
+    reboot: str = REBOOT_COLD
+
+    def __post_init__(self) -> None:
+        check_settings(
+            samples_per_variant=self.samples_per_variant,
+            warmup_per_variant=self.warmup_per_variant,
+            timeout_s=self.timeout_s,
+        )
+        if self.reboot not in REBOOTS:
+            raise InputError(f"--reboot {self.reboot}: a labgrid board reboots {', '.join(REBOOTS)} for now")
+        if not self.marker:
+            raise InputError("--marker must not be empty")
+
+    def settings(self) -> RunSettings:
+        """One boot at a time: one board."""
+        return RunSettings(
+            seed=self.seed,
+            samples_per_variant=self.samples_per_variant,
+            warmup_per_variant=self.warmup_per_variant,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the plan as stored with the experiment; :func:`board_plan_from_dict` reads it."""
+        return asdict(self)
+
+
+def board_plan_from_dict(data: Mapping[str, Any]) -> BoardPlan:
+    """Return the stored plan; raises InputError when it is not one this bootscope reads."""
+    try:
+        fields = {key: value for key, value in data.items() if key != "workload"}
+        return BoardPlan(**fields)
+    except TypeError as error:
+        raise InputError(f"the stored board plan cannot be read by this bootscope ({error})") from None

@@ -1,0 +1,124 @@
+"""The board workload: one slot is one boot of a board from power-on (labgrid), stored as one boot.
+
+The runner hands it the board its plan names (:class:`bootscope.lab.targets.labgrid_board.LabgridBoard`,
+opened from the stored plan, so ``--resume`` reaches the same board) or a test's own. The board is
+switched off and on, its console read until the marker; the boot is analysed like any console
+(:func:`bootscope.analyze.captured.measure`), and ``poweron_to_kernel_s`` is the time from the
+power-on order to the kernel's first stamped line (the firmware and the boot loader, which printk
+stamps never see).
+"""
+
+from __future__ import annotations
+
+import atexit
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from bootscope.analyze.captured import measure
+from bootscope.lab.plans.board import BoardPlan, board_plan_from_dict
+from bootscope.lab.plans.schedule import Slot
+from bootscope.lab.plans.settings import RunSettings
+from bootscope.lab.qemu.accel import AccelChoice
+from bootscope.lab.targets.base import POWERS_ON, Target, TargetSpec, powered
+from bootscope.lab.workloads.protocol import SlotRun
+from bootscope.metrics import BOOT_METRICS, HOST_KERNEL_START_S, KERNEL_INIT_S, POWERON_TO_KERNEL_S
+from bootscope.store.records import BootRecord, VariantRecord
+
+ACCEL = "hardware"
+ACCEL_REASON = "a board powered through labgrid: it boots on its own hardware, bootscope chooses nothing"
+
+
+@dataclass(slots=True)
+class BoardWorkload:
+    """The plan's one variant (its reboot), one boot of the board per slot."""
+
+    plan: BoardPlan
+    kind: ClassVar[str] = "board"
+
+    @classmethod
+    def from_document(cls, document: Mapping[str, Any]) -> BoardWorkload:
+        """Return the workload of a stored plan (see :meth:`document`); raises InputError."""
+        return cls(board_plan_from_dict(document))
+
+    @property
+    def settings(self) -> RunSettings:
+        """One boot at a time: one board."""
+        return self.plan.settings()
+
+    @property
+    def variants(self) -> tuple[str, ...]:
+        """One variant, named by the reboot."""
+        return (self.plan.reboot,)
+
+    @property
+    def records_per_slot(self) -> int:
+        """One boot per slot."""
+        return 1
+
+    @property
+    def stop_metric(self) -> str:
+        """The kernel's own time to init."""
+        return KERNEL_INIT_S
+
+    @property
+    def max_smp(self) -> int:
+        """No guest CPUs on this host to share out."""
+        return 1
+
+    @property
+    def needs(self) -> tuple[str, ...]:
+        """A board whose power is switched."""
+        return (POWERS_ON,)
+
+    def where(self) -> TargetSpec | None:
+        """Return the board the plan names."""
+        return TargetSpec(self.plan.board)
+
+    def document(self) -> dict[str, Any]:
+        """Return the plan as stored with the experiment."""
+        return {"workload": self.kind, **self.plan.to_dict()}
+
+    def variant_records(self) -> list[VariantRecord]:
+        """Return the variant's options for the store."""
+        plan = self.plan
+        return [
+            VariantRecord(plan.reboot, {"board": plan.board, "reboot": plan.reboot, "marker": plan.marker})
+        ]
+
+    def choose_accel(self, target: Target, requested: str, reprobe: bool = False) -> AccelChoice:
+        """A board: no accelerator to choose."""
+        return AccelChoice(ACCEL, ACCEL_REASON)
+
+    def prepare(self, target: Target, accel: str) -> list[str]:
+        """Check the target is a board and switch it off when the process ends; no notes."""
+        atexit.register(powered(target, self.kind).close)
+        return []
+
+    def slot_done(self, slot: Slot, records: Sequence[BootRecord]) -> bool:
+        """A slot is done once it has a final record."""
+        return bool(records)
+
+    def run_slot(self, run: SlotRun, target: Target) -> None:
+        """Boot the board once from power-on and emit the boot, unless Ctrl-C stopped it."""
+        board = powered(target, self.kind)
+        plan = self.plan
+        boot = board.power_cycle(plan.timeout_s, plan.marker, run.on_line)
+        if run.cancelled():
+            raise KeyboardInterrupt
+        found, release, note = measure(boot, plan.marker, None, BOOT_METRICS)
+        metrics = {name: value for name, value in found.items() if name != HOST_KERNEL_START_S}
+        metrics[POWERON_TO_KERNEL_S] = found.get(HOST_KERNEL_START_S)
+        record = BootRecord(
+            variant=plan.reboot,
+            index=run.first_index,
+            warmup=run.slot.warmup,
+            outcome=boot.outcome.value,
+            reason="; ".join(part for part in (boot.reason, note) if part),
+            accel=ACCEL,
+            command=boot.command,
+            kernel_release=release,
+            host_start_ns=boot.host_start_ns,
+            metrics=metrics,
+        )
+        run.emit(record, boot.lines)
