@@ -4,7 +4,6 @@ labgrid, boot after boot, and print the run as ``run`` prints any (the use case:
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -29,19 +28,18 @@ def run_board_cli(
     if meta:
         raise InputError("--meta labels QEMU runs; a labgrid: run does not take it yet")
     from bootscope.lab.progress import RichReporter, SilentReporter
-    from bootscope.report.run_out import print_run, run_document
+    from bootscope.report.run_out import show_run
     from bootscope.store import Store
     from bootscope.usecases.board import run_board
+    from bootscope.usecases.run import RunOutcome
 
     out = output_console()
     reporter = SilentReporter() if as_json else RichReporter(error_console())
     cancel = threading.Event()
     with stop_on_signals(cancel), Store.open(db) as store:
         result, summary = run_board(request, store, reporter, cancel)
-    if as_json:
-        out.print_json(json.dumps(run_document(result, summary, store.name)))
-    else:
-        print_run(out, result, summary, store.name, seed_given=request.seed is not None, noun="boots")
+    show_run(out, RunOutcome(result, summary, store.name, request.seed is not None), as_json)
+    if not as_json:
         out.print(f"see `bootscope compare {result.experiment.id} --metric {POWERON_TO_KERNEL_S}`")
     if summary.failed:
         raise BootError(

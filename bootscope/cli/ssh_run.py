@@ -77,14 +77,14 @@ def run_ssh(given: SshOptions, db: str, as_json: bool, meta: Sequence[str] = ())
     """Run the SSH experiment and print it; exit status 0 when every reboot was ok, 3 when any failed
     or the machine did not come back (the run stops; ``--resume`` continues), 2 for bad options
     (``--meta`` labels, which label QEMU runs only for now, among them)."""
-    import json
 
     if meta:
         raise InputError("--meta labels QEMU runs; an ssh:// run does not take it yet")
 
     from bootscope.lab.progress import RichReporter, SilentReporter
-    from bootscope.report.run_out import print_run, run_document
+    from bootscope.report.run_out import show_run
     from bootscope.store import Store
+    from bootscope.usecases.run import RunOutcome
     from bootscope.usecases.ssh import failed_reboots, run_ssh_plan
 
     out = output_console()
@@ -92,10 +92,8 @@ def run_ssh(given: SshOptions, db: str, as_json: bool, meta: Sequence[str] = ())
     cancel = threading.Event()
     with stop_on_signals(cancel), Store.open(db) as store:
         result, summary = run_ssh_plan(given, store, reporter, cancel)
-    if as_json:
-        out.print_json(json.dumps(run_document(result, summary, store.name)))
-    else:
-        print_run(out, result, summary, store.name, seed_given=given.seed is not None, noun="reboots")
+    show_run(out, RunOutcome(result, summary, store.name, given.seed is not None), as_json, noun="reboots")
+    if not as_json:
         out.print(f"see `bootscope compare {result.experiment.id} --metric {REBOOT_DOWNTIME_S}`")
     failure = failed_reboots(result, summary)
     if failure is not None:

@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from fake_targets import interrupted_at
 
 from bootscope.errors import BootError, InputError
 from bootscope.lab import slots
@@ -41,18 +42,6 @@ def _plan(samples: int = 4, warmup: int = 1, jobs: int = 1, **more: object) -> P
     )
 
 
-def _interrupt_at(boot_number: int) -> FakeTarget:
-    """A fake target whose ``boot_number``-th boot is cut by Ctrl-C (KeyboardInterrupt)."""
-    target = FakeTarget()
-
-    def before(_config: BootConfig) -> None:
-        if target.boots + 1 == boot_number:
-            raise KeyboardInterrupt
-
-    target.before_boot = before
-    return target
-
-
 def test_every_slot_is_stored_once_in_the_seeded_interleaved_order(tmp_path: Path) -> None:
     with Store.open(tmp_path / "r.db") as store:
         result = start_experiment(_plan(), store, target=FakeTarget())
@@ -80,7 +69,7 @@ def test_parallel_jobs_store_every_slot_once(tmp_path: Path) -> None:
 def test_ctrl_c_keeps_finished_slots_and_resume_runs_only_the_missing_ones(tmp_path: Path) -> None:
     with Store.open(tmp_path / "r.db") as store:
         with pytest.raises(KeyboardInterrupt):
-            start_experiment(_plan(), store, target=_interrupt_at(4))
+            start_experiment(_plan(), store, target=interrupted_at(4))
         first = store.list_experiments()[0].experiment
         assert first.status == "interrupted"
         assert [b.index for b in store.boots(first.id)] == [1, 2, 3]
@@ -216,7 +205,7 @@ def test_kexec_chains_store_every_kernel_at_a_fixed_index(tmp_path: Path) -> Non
 def test_kexec_resume_runs_the_chains_that_never_started(tmp_path: Path) -> None:
     with Store.open(tmp_path / "k.db") as store:
         with pytest.raises(KeyboardInterrupt):
-            start_kexec(_kexec_plan(chains=2), store, target=_interrupt_at(2))
+            start_kexec(_kexec_plan(chains=2), store, target=interrupted_at(2))
         exp_id = store.list_experiments()[0].experiment.id
         assert [b.index for b in store.boots(exp_id)] == [1, 2, 3]
         resumed = resume_experiment(exp_id, store, target=FakeTarget())

@@ -7,11 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from fake_targets import interrupted_at
 
 from bootscope.errors import InputError
 from bootscope.lab.plans.boot import Plan
 from bootscope.lab.plans.settings import GivenSettings
-from bootscope.lab.qemu.process import BootConfig
 from bootscope.lab.targets.fake import FakeTarget
 from bootscope.store import Store
 from bootscope.usecases.run import resume_experiment, start_experiment
@@ -37,23 +37,12 @@ def _finish(store: Store, run: int, target: FakeTarget) -> None:
     resume_experiment(run, store, target=target)
 
 
-def _stop_at(boot_number: int) -> FakeTarget:
-    target = FakeTarget()
-
-    def before(_config: BootConfig) -> None:
-        if target.boots + 1 == boot_number:
-            raise KeyboardInterrupt
-
-    target.before_boot = before
-    return target
-
-
 def test_a_tune_stopped_by_ctrl_c_resumes_and_boots_only_what_is_missing(tmp_path: Path) -> None:
     with Store.open(tmp_path / "whole.db") as store:
         whole = tune(REQUEST, store, runner=_runner(store, FakeTarget()))  # type: ignore[arg-type]
     with Store.open(tmp_path / "cut.db") as store:
         with pytest.raises(KeyboardInterrupt):  # the probe and 3 of stage 1's 8 boots are stored
-            tune(REQUEST, store, runner=_runner(store, _stop_at(5)))  # type: ignore[arg-type]
+            tune(REQUEST, store, runner=_runner(store, interrupted_at(5)))  # type: ignore[arg-type]
         later = FakeTarget()
         resumed = resume_tune(
             "latest", store, runner=_runner(store, later),  # type: ignore[arg-type]
