@@ -101,7 +101,7 @@ class SlotLoop:
             if not any(record.superseded for record in emitted):
                 return
             for record in emitted:
-                if record.superseded and record.outcome != Outcome.OK.value:
+                if rerun.failed and record.superseded and record.outcome != Outcome.OK.value:
                     self.note(
                         f"slot {slot.index} ({record.variant}): {record.outcome}"
                         f" ({record.reason or 'no reason given'}); booting it again (--retries)"

@@ -10,7 +10,7 @@ from typing import Any
 from bootscope.report.text_table import Column, TextTable, lay_out, paragraph
 from bootscope.usecases.tune.account import Moved
 from bootscope.usecases.tune.decide import Verdict
-from bootscope.usecases.tune.knob import words_of
+from bootscope.usecases.tune.knob import masked_units
 from bootscope.usecases.tune.search import TuneResult
 
 # Left out, in this order, when the terminal is too narrow.
@@ -54,7 +54,7 @@ def tune_document(result: TuneResult) -> dict[str, Any]:
     if result.recommended is not None:
         r = result.recommended
         recommended = {
-            "append": r.append, "knobs": list(r.knobs), "masks": masks_of(r.append),
+            "append": r.append, "knobs": list(r.knobs), "masks": masked_units(r.append),
             "saving": r.verdict.saving, "ci": list(r.verdict.ci) if r.verdict.ci else None,
             "decision": r.verdict.decision,
             "sum_of_singles": r.sum_of_singles, "combination": r.combination,
@@ -85,11 +85,6 @@ def tune_document(result: TuneResult) -> dict[str, Any]:
         "boots_spent": result.boots_spent,
         "runs": list(result.runs),
     }
-
-
-def masks_of(append: str) -> list[str]:
-    """Return the systemd units a command line masks (its ``systemd.mask=UNIT`` words), in order."""
-    return [w.split("=", 1)[1] for w in words_of(append) if w.startswith("systemd.mask=")]
 
 
 def tune_json(result: TuneResult) -> str:

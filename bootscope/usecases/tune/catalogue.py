@@ -26,6 +26,7 @@ from bootscope.usecases.tune.knob import (
     SAFE,
     UNSAFE,
     Knob,
+    masked_units,
     word_key,
     words_of,
 )
@@ -117,14 +118,12 @@ def candidates(
     if UNSAFE in allowed:
         allowed.add(FEATURE)
     console_metric = metric_of(metric).clock == Clock.GUEST_PRINTK
-    given = words_of(append)
-    words = {word_key(w) for w in given}
-    masked = {w.split("=", 1)[1] for w in given if word_key(w) == "systemd.mask" and "=" in w}
+    words = {word_key(w) for w in words_of(append)}
     found = [
         *_console_knobs(append, breakdown, console_metric),
         *machine_knobs(words, breakdown, lines),
         *_initcall_knobs(breakdown),
-        *unit_knobs(systemd_accounting(lines), masked),
+        *unit_knobs(systemd_accounting(lines), set(masked_units(append))),
     ]
     kept = [k for k in found if k.risk in allowed]
     if only:

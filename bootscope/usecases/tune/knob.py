@@ -43,6 +43,11 @@ def word_key(word: str) -> str:
     return word.split("=", 1)[0]
 
 
+def masked_units(append: str) -> list[str]:
+    """Return the systemd units a command line masks (its ``systemd.mask=UNIT`` words), in order."""
+    return [w.split("=", 1)[1] for w in words_of(append) if word_key(w) == "systemd.mask" and "=" in w]
+
+
 def with_knobs(append: str, knobs: Sequence[Knob]) -> str:
     """Return ``append`` with every knob's words removed (by name) and added, in order."""
     removed = {key for knob in knobs for key in knob.remove}

@@ -16,7 +16,7 @@ from bootscope.errors import InputError
 from bootscope.lab.plans.boot import Plan
 from bootscope.lab.plans.settings import GivenSettings
 from bootscope.store import Store
-from bootscope.store.records import ExperimentRecord
+from bootscope.store.records import STATUS_COMPLETE, ExperimentRecord
 from bootscope.usecases.tune.request import TuneRequest
 from bootscope.usecases.tune.screen import Runner
 
@@ -24,7 +24,6 @@ TUNE = "tune"
 PROBE = "probe"
 TUNE_OF = "tune_of"
 REQUEST = "tune_request"
-_STATUS_COMPLETE = "complete"
 
 
 def request_document(request: TuneRequest) -> str:
@@ -95,7 +94,7 @@ class Replay:
                 f"run {record.id} of the stored tune booted other command lines than the resumed"
                 " search asks for: it cannot be resumed"
             )
-        if record.status != _STATUS_COMPLETE:
+        if record.status != STATUS_COMPLETE:
             self.finish(record.id)
         self.reused.append(record.id)
         return record.id

@@ -8,8 +8,8 @@ The screen spends boots in stages on the knobs still undecided (``screen.py``). 
 stored run on the one runner (labelled ``tune=probe|screen|final``; the probe keeps the request,
 the later runs name the probe, ``tune_of``), so Ctrl-C or a crash loses no finished boot and
 :func:`resume_tune` goes on from them (``resume.py``). A system image (``--image``) is tuned like
-a kernel: its critical chain gives ``systemd.mask=`` knobs, and a knob asked for with ``--try`` is
-tried whatever the catalogue says.
+a kernel: systemd's critical chain and blame give ``systemd.mask=`` knobs, and a knob asked for
+with ``--try`` is tried whatever the catalogue says.
 Not yet here: SSH targets, QEMU machine knobs.
 """
 
@@ -126,7 +126,7 @@ def asked_knobs(words: Sequence[str]) -> list[Knob]:
 
 
 def _probe(
-    store: Store, request: TuneRequest, base: VariantSpec, run: Runner
+    store: Store, request: TuneRequest, base: VariantSpec, run: Runner, asked: Sequence[Knob]
 ) -> tuple[int, list[Knob], float | None]:
     probe = run(plan_of([base], request, 1), {TUNE: PROBE, REQUEST: request_document(request)})
     ok = [b for b in store.boots(probe) if b.outcome == "ok" and not b.superseded]
@@ -142,7 +142,7 @@ def _probe(
         request.only,
     )
     names = {knob.name for knob in knobs}
-    knobs += [knob for knob in asked_knobs(request.tries) if knob.name not in names]
+    knobs += [knob for knob in asked if knob.name not in names]
     value = ok[0].metrics.get(request.metric)
     return probe, knobs, None if value is None else float(value)
 
@@ -229,9 +229,9 @@ def tune(
     if request.budget is not None and request.budget < 1 + 4 * request.boots_per_arm:
         n = request.boots_per_arm
         raise InputError(f"--budget {request.budget}: one knob needs {1 + 4 * n} boots at -n {n}")
-    asked_knobs(request.tries)  # a bad --try word is refused before any boot
+    asked = asked_knobs(request.tries)  # a bad --try word is refused before any boot
     base = base_spec(request)
-    probe, knobs, probe_value = _probe(store, request, base, first)
+    probe, knobs, probe_value = _probe(store, request, base, first, asked)
 
     def run(plan: Plan, meta: dict[str, str]) -> int:  # every later run names its tune's probe
         return first(plan, {**meta, TUNE_OF: str(probe)})
