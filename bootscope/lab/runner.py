@@ -25,7 +25,7 @@ from bootscope.lab.plans.schedule import Slot, build_schedule
 from bootscope.lab.plans.stopping import StopRule, stop_rule_for
 from bootscope.lab.progress import Reporter, SilentReporter
 from bootscope.lab.slots import SlotLoop, core_sets
-from bootscope.lab.targets import target_for
+from bootscope.lab.targets import close_opened, target_for
 from bootscope.lab.targets.base import Target, require
 from bootscope.lab.workloads import workload_from_document
 from bootscope.lab.workloads.protocol import Workload, in_slot
@@ -69,20 +69,23 @@ def start(
     KeyboardInterrupt on Ctrl-C (after marking it interrupted)."""
     reporter = reporter or SilentReporter()
     executor = executor or LocalThreads()
-    target = target_for(workload.where(), target)
-    require(target, workload.needs, workload.kind)
-    choice = executor.choose_accel(workload, target, workload.settings.accel, reprobe)
-    notes = executor.prepare(workload, target, choice.accel)
-    experiment = store.create_experiment(
-        plan=workload.document(),
-        seed=workload.settings.seed,
-        accel=choice.accel,
-        accel_reason=choice.reason,
-        host=executor.host_info(target),
-        variants=workload.variant_records(),
-        meta=meta,
-    )
-    return _execute(store, experiment, workload, target, reporter, stop_rule, cancel, notes, executor)
+    place = target_for(workload.where(), target)
+    try:
+        require(place, workload.needs, workload.kind)
+        choice = executor.choose_accel(workload, place, workload.settings.accel, reprobe)
+        notes = executor.prepare(workload, place, choice.accel)
+        experiment = store.create_experiment(
+            plan=workload.document(),
+            seed=workload.settings.seed,
+            accel=choice.accel,
+            accel_reason=choice.reason,
+            host=executor.host_info(place),
+            variants=workload.variant_records(),
+            meta=meta,
+        )
+        return _execute(store, experiment, workload, place, reporter, stop_rule, cancel, notes, executor)
+    finally:
+        close_opened(place, target)
 
 
 def resume(
@@ -106,13 +109,16 @@ def resume(
         reporter.note(note)
         return RunResult(experiment, STATUS_COMPLETE, 0, notes=(note,))
     workload = workload_from_document(experiment.plan)
-    target = target_for(workload.where(), target)
-    require(target, workload.needs, workload.kind)
-    executor = executor or LocalThreads()
-    notes = executor.prepare(workload, target, experiment.accel)
-    if experiment.status != STATUS_RUNNING:
-        store.set_status(experiment.id, STATUS_RUNNING)
-    return _execute(store, experiment, workload, target, reporter, stop_rule, cancel, notes, executor)
+    place = target_for(workload.where(), target)
+    try:
+        require(place, workload.needs, workload.kind)
+        executor = executor or LocalThreads()
+        notes = executor.prepare(workload, place, experiment.accel)
+        if experiment.status != STATUS_RUNNING:
+            store.set_status(experiment.id, STATUS_RUNNING)
+        return _execute(store, experiment, workload, place, reporter, stop_rule, cancel, notes, executor)
+    finally:
+        close_opened(place, target)
 
 
 @contextlib.contextmanager

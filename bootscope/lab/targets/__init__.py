@@ -47,3 +47,13 @@ def target_for(spec: TargetSpec | None, given: Target) -> Target:
     if spec is None or given.name == spec.where:
         return given
     return open_target(spec)
+
+
+def close_opened(target: Target, given: Target) -> None:
+    """Close ``target`` when :func:`target_for` opened it (it is not ``given``) and it has something
+    to let go of (a labgrid board: its power and its places); a given target is its owner's to close."""
+    if target is given:
+        return
+    close = getattr(target, "close", None)
+    if callable(close):
+        close()

@@ -184,6 +184,10 @@ class PowersOn(Target, Protocol):
     """A board whose power is switched and whose console is read (a labgrid place or environment):
     a boot is one power cycle, timed from the power-on order."""
 
+    def open(self) -> None:
+        """Reach the board and hold what it needs (a labgrid place is acquired); raises BootError
+        when it cannot be reached. Safe to call twice; :meth:`power_cycle` opens it when needed."""
+
     def power_cycle(self, timeout_s: float, marker_regex: str, on_line: LineCallback | None) -> Boot:
         """Switch the board off (if on) and on, read its console until a line matches
         ``marker_regex`` or ``timeout_s`` passes, switch it off; return the boot, its lines stamped

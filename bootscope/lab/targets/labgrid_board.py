@@ -5,6 +5,10 @@ from, then the console read until the marker, each line stamped on this host whe
 QEMU console is), then off again. labgrid is imported when a board is first used: no other command
 pays for it.
 
+A target that reaches its board through a place on a labgrid coordinator (a ``RemotePlace``
+resource) has the place acquired when the board is opened and released when it is closed, however
+bootscope ends (see :mod:`bootscope.lab.targets.labgrid_place`).
+
 labgrid's QEMU driver waits about 10 ms after data arrives before it reads, so its stamps may be up to
 10 ms late; a serial console's are as late as its driver delivers the bytes.
 """
@@ -13,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import sys
 import time
 from typing import Any
 
@@ -21,6 +26,7 @@ from bootscope.lab.hostinfo import measuring_host
 from bootscope.lab.plans.board import BoardSpec, parse_board
 from bootscope.lab.qemu.process import LineSplitter
 from bootscope.lab.targets.base import LineCallback
+from bootscope.lab.targets.labgrid_place import PlaceHold, places_of
 from bootscope.model import Boot, LogLine, Outcome
 
 READ_BYTES = 4096
@@ -37,6 +43,7 @@ class LabgridBoard:
         self._target: Any = None
         self._power: Any = None
         self._console: Any = None
+        self._holds: list[PlaceHold] = []
 
     @property
     def name(self) -> str:
@@ -45,9 +52,24 @@ class LabgridBoard:
 
     def host_info(self) -> dict[str, Any]:
         """Return this host's description and the board's labgrid environment and target."""
-        return measuring_host() | {"labgrid_env": str(self.spec.env), "labgrid_target": self.spec.target}
+        where = {"labgrid_env": str(self.spec.env), "labgrid_target": self.spec.target}
+        places = self._places()
+        if places:
+            where["labgrid_places"] = ", ".join(f"{place.name}@{place.coordinator}" for place in places)
+        return measuring_host() | where
 
-    def _open(self) -> None:
+    def _places(self) -> list[Any]:
+        if self._holds:
+            return [hold.place for hold in self._holds]
+        with contextlib.suppress(Exception):  # a bad environment is reported when the board opens
+            from labgrid.config import Config
+
+            return places_of(Config(str(self.spec.env)), self.spec.target)
+        return []
+
+    def open(self) -> None:
+        """Open the labgrid environment and its target, acquiring the target's places first; raises
+        BootError (one line: labgrid's reason) when any of it fails, with every place released."""
         if self._target is not None:
             return
         try:
@@ -56,23 +78,52 @@ class LabgridBoard:
             raise BootError(f"labgrid is not installed ({error}): pip install labgrid") from None
         try:
             env = Environment(config_file=str(self.spec.env))
-            target = env.get_target(self.spec.target)
+            places = places_of(env.config, self.spec.target)
         except Exception as error:  # labgrid raises its own errors for a bad environment
             raise BootError(f"labgrid: {self.spec.env}: {_one_line(error)}") from None
+        try:
+            self._hold(places)
+            target = self._target_of(env)
+        except BaseException:
+            self._release()
+            raise
         if target is None:
+            self._release()
             raise BootError(f"labgrid: {self.spec.env} has no target {self.spec.target!r}")
         try:
             self._power = target.get_driver("PowerProtocol")
             self._console = target.get_driver("ConsoleProtocol")
         except Exception as error:
+            self._release()
             raise BootError(f"labgrid: target {self.spec.target!r}: {_one_line(error)}") from None
         self._target = target
+
+    def _hold(self, places: list[Any]) -> None:
+        for place in places:
+            hold = PlaceHold(place)
+            hold.acquire()
+            self._holds.append(hold)
+
+    def _target_of(self, env: Any) -> Any:
+        try:
+            return env.get_target(self.spec.target)
+        except Exception as error:  # labgrid raises its own errors (a place's resources, a driver)
+            raise BootError(f"labgrid: {self.spec.env}: {_one_line(error)}") from None
+
+    def _release(self) -> list[str]:
+        problems = []
+        while self._holds:
+            hold = self._holds.pop()
+            problem = hold.release()
+            if problem:
+                problems.append(f"labgrid: place {hold.place.name!r} not released: {problem}")
+        return problems
 
     def power_cycle(self, timeout_s: float, marker_regex: str, on_line: LineCallback | None) -> Boot:
         """Boot the board once from power-on (see the module's docstring); raises BootError when labgrid
         cannot drive its power or console, KeyboardInterrupt when ``on_line`` raises it (the board is
         switched off either way)."""
-        self._open()
+        self.open()
         marker = re.compile(marker_regex)
         splitter = LineSplitter()
         lines: list[LogLine] = []
@@ -130,14 +181,17 @@ class LabgridBoard:
             ) from None
 
     def close(self) -> None:
-        """Switch the board off and deactivate its drivers; safe to call twice."""
-        if self._target is None:
-            return
+        """Switch the board off, deactivate its drivers and release its places; safe to call twice.
+        A place that could not be released is named on standard error (nothing is raised: this runs
+        when a run ends, however it ends)."""
         target, self._target = self._target, None
-        with contextlib.suppress(Exception):
-            self._power.off()
-        with contextlib.suppress(Exception):
-            target.deactivate_all_drivers()
+        if target is not None:
+            with contextlib.suppress(Exception):
+                self._power.off()
+            with contextlib.suppress(Exception):
+                target.deactivate_all_drivers()
+        for problem in self._release():
+            print(f"bootscope: warning: {problem}", file=sys.stderr)
 
 
 def _one_line(error: BaseException) -> str:

@@ -91,8 +91,11 @@ class BoardWorkload:
         return AccelChoice(ACCEL, ACCEL_REASON)
 
     def prepare(self, target: Target, accel: str) -> list[str]:
-        """Check the target is a board and switch it off when the process ends; no notes."""
-        atexit.register(powered(target, self.kind).close)
+        """Check the target is a board, reach it (its labgrid places acquired) before anything is
+        stored, and let it go (off, places released) when the process ends at the latest; no notes."""
+        board = powered(target, self.kind)
+        atexit.register(board.close)
+        board.open()
         return []
 
     def slot_done(self, slot: Slot, records: Sequence[BootRecord]) -> bool:
