@@ -24,6 +24,8 @@ class Clock(StrEnum):
     GUEST_PRINTK = "guest printk time"
     GUEST_UPTIME = "guest uptime"
     HOST_MONOTONIC = "host monotonic time"
+    BOOTLOADER_TIMER = "boot loader timer (from reset)"
+    EARLY_COUNTER = "early cycle counter (from its start, about power-on)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +46,9 @@ USERSPACE_S = "userspace_s"
 HOST_WALL_S = "host_wall_s"
 HOST_KERNEL_START_S = "host_kernel_start_s"
 POWERON_TO_KERNEL_S = "poweron_to_kernel_s"
+BOOTLOADER_HANDOFF_S = "bootloader_handoff_s"
+EARLY_KERNEL_START_S = "early_kernel_start_s"
+BEFORE_TIMEKEEPING_S = "before_timekeeping_s"
 KEXEC_DOWNTIME_S = "kexec_downtime_s"
 KEXEC_BLIND_S = "kexec_blind_s"
 KEXEC_LOAD_S = "kexec_load_s"
@@ -125,6 +130,32 @@ _TABLE = (
         "host time from the power-on order (a labgrid power driver) to the arrival of the board's first"
         " console line with a kernel timestamp: firmware, boot loader, kernel load and decompression.",
         workloads=("board",),
+    ),
+    Metric(
+        BOOTLOADER_HANDOFF_S,
+        "s",
+        Clock.BOOTLOADER_TIMER,
+        "U-Boot's bootstage report before the kernel (CONFIG_BOOTSTAGE_REPORT, 'Timer summary in"
+        " microseconds'): the time from reset to its 'start_kernel' mark, or to its last mark when it"
+        " names none (the report is printed just before the OS starts), on U-Boot's timer.",
+        workloads=("boot", "board"),
+    ),
+    Metric(
+        EARLY_KERNEL_START_S,
+        "s",
+        Clock.EARLY_COUNTER,
+        "a kernel that stamps its first lines from the cycle counter (the 2025-2026 printk"
+        " early-timestamp patches): the stamp of its first line, the time from the counter's start"
+        " (about power-on, or a VM's start) to the kernel's first printk.",
+        workloads=("boot", "board"),
+    ),
+    Metric(
+        BEFORE_TIMEKEEPING_S,
+        "s",
+        Clock.EARLY_COUNTER,
+        "the same kernel's time on the early counter before timekeeping started: from its first line"
+        " to its last line stamped on the counter (printk stamps zero there without the patches).",
+        workloads=("boot", "board"),
     ),
     Metric(
         KEXEC_DOWNTIME_S,
@@ -258,6 +289,8 @@ SSH_METRICS = (
 )
 # A board booted from power-on (labgrid): the time to the kernel, then the kernel's own metrics.
 BOARD_METRICS = (POWERON_TO_KERNEL_S, KERNEL_INIT_S, USERSPACE_S, HOST_WALL_S)
+# What a board boot stores besides BOOT_METRICS: what its console shows before the kernel's clock.
+PREKERNEL_METRICS = (BOOTLOADER_HANDOFF_S, EARLY_KERNEL_START_S, BEFORE_TIMEKEEPING_S)
 # The metric that decides --until precise for a boot run (seed 000 times the boot to the shell).
 BOOT_STOP_METRIC = USERSPACE_S
 # The default metric of compare and friends: the kernel's own time to init.

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from bootscope.prekernel import BootstageReport, EarlyCounter
+
 
 @dataclass(frozen=True, slots=True)
 class LogLine:
@@ -156,6 +158,12 @@ class Metrics:
     # A board booted from power-on (bootscope.lab.workloads.board): the power-on order -> the kernel's
     # first stamped console line, on the host clock.
     poweron_to_kernel_s: float | None = None
+    # Before the kernel's clock (bootscope.prekernel): U-Boot's bootstage report (reset -> its last
+    # mark), and early cycle-counter stamps (counter start -> the kernel's first line; the kernel's
+    # time before timekeeping).
+    bootloader_handoff_s: float | None = None
+    early_kernel_start_s: float | None = None
+    before_timekeeping_s: float | None = None
     # Latency workload (bootscope latency run): the worst thread of one tool run, in us.
     latency_max_us: float | None = None
     latency_p99_us: float | None = None
@@ -266,6 +274,9 @@ class Breakdown:
     systemd_stated: SystemdTime | None = None
     # The boot's first "Kernel panic - not syncing: ..." line; None if it did not panic.
     panic: Panic | None = None
+    # The boot loader's bootstage report before the kernel, and the early cycle-counter lines.
+    bootstage: BootstageReport | None = None
+    early_counter: EarlyCounter | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,10 +13,12 @@ from bootscope.analyze.gaps import top_gaps
 from bootscope.analyze.initcalls import summarize_initcalls
 from bootscope.analyze.machine import read_machine
 from bootscope.analyze.phases import MILESTONE_LINES, PHASES, Mark, build_phases
+from bootscope.analyze.prekernel import prekernel_metrics, read_prelude
 from bootscope.errors import InputError
 from bootscope.metrics import KEXEC_BLIND_S, KEXEC_DOWNTIME_S
 from bootscope.model import Breakdown, Identity, LogLine, Metrics, Panic, SystemdTime
 from bootscope.parse.columns import BootColumns, columns_from_lines
+from bootscope.parse.early_counter import split_early
 from bootscope.parse.systemd import parse_time
 
 _FIRST_ONLY = {"memory": "memory_available", "smp_start": "smp_start", "smp_done": "smp_done"}
@@ -82,6 +84,7 @@ def analyze_columns(
     only report the top N.
     """
     user_rx = _compile_marker(marker_regex)
+    cols, early = split_early(cols)
     identity: dict[str, object] = {}
     milestones: dict[str, float] = {}
     milestone_index: dict[str, int] = {}
@@ -98,6 +101,7 @@ def analyze_columns(
     free_last: Mark | None = None  # the last "Freeing unused kernel ... memory" line
     slab: Mark | None = None  # the first "SLUB: HWalign=" line
 
+    prelude_end = int(cols.timed_index[0]) if len(cols.timed_index) else 0  # the boot loader's lines
     for name, index, groups, t in cols.known:
         if name == "run_init" and init_path is None:
             init_path = groups[0]
@@ -126,7 +130,7 @@ def analyze_columns(
             marker_resolution_s = _resolution_s(groups[1] or "")
         elif name == "banner":
             identity.setdefault("release", groups[0])
-        elif name == "cmdline":
+        elif name == "cmdline" and index >= prelude_end:  # U-Boot's zboot prints one before the kernel
             identity.setdefault("cmdline", (groups[0] or "").strip())
         elif name == "tsc_mhz":
             cpus.tsc_mhz = float(groups[0] or groups[1] or 0.0) or cpus.tsc_mhz
@@ -202,6 +206,8 @@ def analyze_columns(
         else None,
         systemd_userspace_s=_span(systemd_start_s, finished_s),
     )
+    bootstage = read_prelude(cols, first_index)
+    metrics = replace(metrics, **prekernel_metrics(bootstage, early))
     if kexec_start_ns is not None and kernel_end is not None:
         metrics = replace(metrics, **_kexec_metrics(cols.line(kernel_end.index), kexec_start_ns))
     warnings: list[str] = list(table.notes)
@@ -226,6 +232,8 @@ def analyze_columns(
         warnings=tuple(warnings),
         systemd_stated=stated,
         panic=panic,
+        bootstage=bootstage,
+        early_counter=early,
     )
     return replace(breakdown, advice=advise(breakdown, read_machine(cols)))
 

@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 
 from bootscope.model import Breakdown, LogLine, UnitSpan
+from bootscope.parse.early_counter import restart_at
 
 PHASE, INITCALL, CPU, GAP, UNIT = "phase", "initcall", "cpu", "gap", "unit"
 KINDS = (PHASE, INITCALL, CPU, GAP, UNIT)
@@ -38,14 +39,15 @@ def line_gaps(lines: Sequence[LogLine]) -> dict[str, float]:
     """Return ``{gap name: seconds}``: the silence after every timed line, named by
     :func:`gap_name` (lines of the same name summed). As in the breakdown's largest gaps, a silence
     runs from the latest time seen to the next line that passes it, so a line whose stamp steps back
-    neither hides nor invents one. Raises nothing."""
+    neither hides nor invents one, and early cycle-counter lines are at zero. Raises nothing."""
     found: dict[str, float] = {}
     high: float | None = None
     opener = ""
-    for line in lines:
-        t = line.guest_s
-        if t is None:
-            continue
+    timed = [line for line in lines if line.guest_s is not None]
+    # early cycle-counter lines are at zero on the kernel's clock (bootscope.parse.early_counter)
+    early = restart_at([line.guest_s or 0.0 for line in timed], timed[0].text) if timed else None
+    for k, line in enumerate(timed):
+        t = 0.0 if early is not None and k < early else float(line.guest_s or 0.0)
         if high is None or t > high:
             if high is not None:
                 name = gap_name(opener)

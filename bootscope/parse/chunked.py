@@ -40,9 +40,10 @@ from bootscope.parse.block_probes import (
     starts_with_any,
 )
 from bootscope.parse.columns import BootColumns, InitcallColumns, KnownLine
+from bootscope.parse.early_counter import BANNER, CLOCK_ZERO_S, CPU_LINE, restart_at, starts_early
 from bootscope.parse.formats import parse_dmesg, stamp_s
 from bootscope.parse.initcall_rows import PAD_CHARS, read_initcalls
-from bootscope.parse.stream import BANNER, CLOCK_ZERO_S, CPU_LINE, RESET_AFTER_S
+from bootscope.parse.stream import RESET_AFTER_S
 
 
 class BlockBoots:
@@ -111,9 +112,14 @@ class BlockBoots:
         self.boot_count += 1
         self.timed_lines += k1 - k0
         times = block.times[k0:k1]
+        restart = restart_at(times, block.timed_text(k0)) if len(times) > 1 else None
         if len(times) > 1:
             high = np.maximum.accumulate(times)
+            if restart is not None:  # timekeeping starts there: not a step back (early_counter.py)
+                high[restart:] = np.maximum.accumulate(times[restart:])
             back = times[1:] < high[:-1]
+            if restart is not None:
+                back[restart - 1] = False
             if back.any():
                 self._backward_boots += 1
                 if not self._first_backward:
@@ -236,6 +242,8 @@ class _Block:
         start = 0
         found: list[int] = []
         for k in sorted(banner_set | set(zeros[keep].tolist())):
+            if k not in banner_set and self._early_restart(start, k):
+                continue  # the kernel's clock starts after early cycle-counter stamps (early_counter.py)
             if k > start and (k in banner_set or last_big[k] >= start):
                 if k in banner_set and times[k - 1] > CLOCK_ZERO_S and self._cpu_line_before(k):
                     if k - 1 == start:
@@ -249,6 +257,19 @@ class _Block:
                 found.append(int(self.timed_lines[k]))
                 start = k
         return found
+
+    def _early_restart(self, start: int, k: int) -> bool:
+        """Whether timed line ``k`` is the first below the stamp of timed line ``start``, the first
+        of a boot that starts with early cycle-counter stamps (bootscope.parse.early_counter)."""
+        times = self.times
+        if not starts_early(self.timed_text(start), float(times[start])):
+            return False
+        return bool(times[start:k].min() >= times[start]) if k > start else False
+
+    def timed_text(self, k: int) -> str:
+        """The text of timed line ``k`` (its stamp and prefix left out)."""
+        index = int(self.timed_lines[k])
+        return self.text[int(self.text_at[index]) : int(self.ends[index])]
 
     def _cpu_line_before(self, k: int) -> bool:
         """Whether timed line ``k - 1`` is arm's CPU line and the line right before banner line ``k``."""

@@ -7,6 +7,11 @@ starts no boot: arm and arm64 print ``Booting Linux on physical CPU 0x0`` (arch/
 arch/arm64/kernel/setup.c smp_setup_processor_id()) at 0.000000 just before the banner. That line
 belongs to its banner's boot whatever its stamp: some arm64 kernels (Rockchip's 5.10) start the
 clock where the boot loader left it, at 1.7 s.
+A boot whose banner is stamped above zero and whose clock later falls below that stamp with no new
+banner is one boot with early cycle-counter stamps (Tim Bird's 2025-2026 printk series stamps the
+lines before timekeeping from the cycle counter, with one jump back when timekeeping starts): that
+jump is neither a new boot nor a backward step (bootscope.parse.early_counter, where the analysis
+reads those lines).
 Any other backward step is flagged, never split on: under TCG a
 secondary CPU prints with its own, not yet synchronised clock (tests/data shows 0.046 s after 0.94 s).
 """
@@ -18,16 +23,12 @@ from collections.abc import Iterable, Iterator
 
 from bootscope.errors import ParseError
 from bootscope.model import LogLine
+from bootscope.parse.early_counter import BANNER, CLOCK_ZERO_S, CPU_LINE, starts_early
 from bootscope.parse.formats import PARSERS, check_format, detect_format
 
 DETECT_SAMPLE_LINES = 2000
-BANNER = "Linux version "
-# arm/arm64 smp_setup_processor_id(): printed just before the banner, so part of the banner's boot
-CPU_LINE = "Booting Linux on physical CPU "
 # A drop to (nearly) zero after this much boot time is a new boot even without a banner.
 RESET_AFTER_S = 1.0
-# A stamp at or below this is "clock zero": printk's clock has not started to count yet.
-CLOCK_ZERO_S = 1e-6
 
 
 class BootStream:
@@ -91,19 +92,25 @@ class BootStream:
         # Where the trailing run of clock-zero lines of the current boot starts (-1: none), and the
         # backward steps counted before it: a banner takes that run with it (arm's CPU line).
         zero_run_at, zero_run_backwards = -1, 0
+        # The stamp of the boot's first timed line when it is its banner (or arm's CPU line) stamped
+        # above zero: a clock that fell below it later started after the banner (early counter).
+        early_s: float | None = None
+        early_known = False  # early_s is known for the current boot
         for line in items:
             if line is None:
                 if timed:
                     yield self._finish(current, timed, backwards, first_back)
                     current.clear()
-                    high_s, timed, backwards, zero_run_at = -1.0, 0, 0, -1
+                    high_s, timed, backwards, zero_run_at, early_known = -1.0, 0, 0, -1, False
                 continue
             t = line.guest_s
             if t is not None:
+                if early_s is not None and t < early_s and not line.text.startswith(BANNER):
+                    high_s, early_s = -1.0, None  # timekeeping starts: not a new boot, not a step back
                 if timed and t <= CLOCK_ZERO_S and high_s > RESET_AFTER_S:
                     yield self._finish(current, timed, backwards, first_back)
                     current.clear()
-                    high_s, timed, backwards, zero_run_at = -1.0, 0, 0, -1
+                    high_s, timed, backwards, zero_run_at, early_known = -1.0, 0, 0, -1, False
                 elif (
                     timed
                     and line.text.startswith(BANNER)
@@ -116,7 +123,7 @@ class BootStream:
                     yield self._finish(current[:cut], timed - _timed_count(carried), backwards, first_back)
                     current[:] = carried
                     high_s, timed, backwards = (0.0 if carried else -1.0), _timed_count(carried), 0
-                    zero_run_at = 0 if carried else -1
+                    zero_run_at, early_known = (0 if carried else -1), False
                 elif t < high_s:
                     if not backwards:
                         first_back = f"{high_s:.6f} -> {t:.6f} s at '{line.text[:60]}'"
@@ -128,6 +135,10 @@ class BootStream:
                 timed += 1
                 if t > high_s:
                     high_s = t
+                if not early_known:
+                    first = next((kept for kept in current if kept.guest_s is not None), line)
+                    early_s = first.guest_s if starts_early(first.text, first.guest_s or 0.0) else None
+                    early_known = True
             append(line)
         if timed:
             yield self._finish(current, timed, backwards, first_back)

@@ -11,7 +11,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from bootscope.parse.bootstage import BootstageReader
 from bootscope.parse.patterns import DONE_TAIL, initcall_duration_us
+from bootscope.prekernel import BootstageReport
 
 # init/main.c start_kernel() prints linux_banner (init/version.c)
 _BANNER_RE = re.compile(r"Linux version (\S+)")
@@ -50,6 +52,7 @@ class UntimedFacts:
     cmdline: str | None
     cpus: int | None
     initcalls: tuple[UntimedInitcall, ...]
+    bootstage: BootstageReport | None = None  # the boot loader's report (the last one)
 
 
 def read_untimed(lines: Iterable[str]) -> UntimedFacts:
@@ -61,7 +64,9 @@ def read_untimed(lines: Iterable[str]) -> UntimedFacts:
     release = tainted = cmdline = None
     cpus: int | None = None
     initcalls: list[UntimedInitcall] = []
+    stages = BootstageReader()
     for line in lines:
+        stages.feed(line)
         if "initcall " in line and (m := _INITCALL_RE.search(line)):
             initcalls.append(UntimedInitcall(m[1], int(m[2]), initcall_duration_us(m[3], m[4])))
             continue
@@ -79,4 +84,4 @@ def read_untimed(lines: Iterable[str]) -> UntimedFacts:
                 if (m := regex.search(line)) is not None:
                     cpus = int(m[1])
                     break
-    return UntimedFacts(release or tainted, cmdline, cpus, tuple(initcalls))
+    return UntimedFacts(release or tainted, cmdline, cpus, tuple(initcalls), stages.report())

@@ -11,8 +11,9 @@ from typing import IO, Any
 import orjson
 
 import bootscope
-from bootscope.metrics import BOOT_LOG_DEFINITIONS
+from bootscope.metrics import BEFORE_TIMEKEEPING_S, BOOT_LOG_DEFINITIONS
 from bootscope.model import Breakdown, Initcall, SystemdTime
+from bootscope.prekernel import BootstageReport
 
 SCHEMA_VERSION = 1
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
@@ -118,6 +119,34 @@ def breakdown_to_dict(b: Breakdown) -> dict[str, Any]:
         "warnings": list(b.warnings),
         "systemd_stated": _stated(b),
         "panic": None if b.panic is None else {"t_s": _s(b.panic.t_s), "reason": b.panic.reason},
+        "bootstage": None if b.bootstage is None else bootstage_json(b.bootstage),
+        "early_counter": None if b.early_counter is None else _early(b),
+    }
+
+
+def bootstage_json(report: BootstageReport) -> dict[str, Any]:
+    """U-Boot's bootstage report before the kernel (s from reset, on U-Boot's timer)."""
+    return {
+        "records_stated": report.records_stated,
+        "handoff_s": report.handoff_s,
+        "stages": [
+            {"name": stage.name, "mark_s": stage.mark_s, "since_previous_s": stage.elapsed_s}
+            for stage in report.stages
+        ],
+        "accumulated": [{"name": name, "total_s": total_s} for name, total_s in report.accumulated],
+    }
+
+
+def _early(b: Breakdown) -> dict[str, Any]:
+    """The kernel's early cycle-counter lines (s on the counter, from its start)."""
+    early = b.early_counter
+    assert early is not None
+    return {
+        "lines": early.lines,
+        "kernel_start_s": early.kernel_start_s,
+        "last_s": early.last_s,
+        "restart_s": early.restart_s,
+        BEFORE_TIMEKEEPING_S: _s(early.before_timekeeping_s),
     }
 
 

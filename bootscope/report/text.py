@@ -14,13 +14,14 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from bootscope.metrics import BOOT_LOG_DEFINITIONS
+from bootscope.metrics import BOOT_LOG_DEFINITIONS, PREKERNEL_METRICS
 from bootscope.model import Breakdown
 from bootscope.report.text_cells import bar as _bar
 from bootscope.report.text_cells import clean as _clean
 from bootscope.report.text_cells import initcall_cells, unfinished_lines
 from bootscope.report.text_cells import seconds as _s
 from bootscope.report.text_glance import panic_line, summary_line
+from bootscope.report.text_prekernel import bootstage_table, prekernel_lines
 
 
 def render_breakdown(b: Breakdown, console: Console, top_n: int) -> None:
@@ -30,6 +31,7 @@ def render_breakdown(b: Breakdown, console: Console, top_n: int) -> None:
     if b.panic is not None:
         console.print(Text(panic_line(b.panic), style="bold red"))
     _identity(b, console)
+    _prekernel(b, console)
     _metrics(b, console)
     _phases(b, console)
     _gaps(b, console)
@@ -52,6 +54,20 @@ def _identity(b: Breakdown, console: Console) -> None:
     console.print(table)
 
 
+def _prekernel(b: Breakdown, console: Console) -> None:
+    for line in prekernel_lines(b):
+        console.print(Text(line))
+    if b.bootstage is None:
+        return
+    source = bootstage_table(b.bootstage)
+    table = Table(title=source.title, title_justify="left")
+    for column in source.columns:
+        table.add_column(column.header, justify="right" if column.right else "left")
+    for row in source.rows:
+        table.add_row(*(Text(cell) for cell in row))
+    console.print(table)
+
+
 def _metrics(b: Breakdown, console: Console) -> None:
     table = Table(title="Metrics", title_justify="left")
     table.add_column("metric", no_wrap=True)
@@ -59,6 +75,8 @@ def _metrics(b: Breakdown, console: Console) -> None:
     table.add_column("definition")
     for name, definition in BOOT_LOG_DEFINITIONS.items():
         value = getattr(b.metrics, name, None)
+        if value is None and name in PREKERNEL_METRICS:
+            continue  # shown only for a log that has them: most never will
         table.add_row(name, _s(value) if value is not None else "not in this log", definition)
     console.print(table)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from bootscope.model import Breakdown, Panic
 from bootscope.report.screen import Screen
 from bootscope.report.text_cells import bar, clean, initcall_cells, phase_at, seconds, unfinished_lines
+from bootscope.report.text_prekernel import bootstage_table, prekernel_lines
 from bootscope.report.text_table import Column, TextTable
 
 # The kernel phases named in the summary line, in boot order; "userspace" is said after the ';'.
@@ -98,6 +99,7 @@ def render_glance(b: Breakdown, screen: Screen, top_n: int) -> None:
     if b.panic is not None:
         screen.line(panic_line(b.panic), style="alarm")
     _identity(b, screen)
+    _prekernel(b, screen, top_n)
     _metrics(b, screen)
     _phases(b, screen)
     _gaps(b, screen, top_n)
@@ -128,8 +130,15 @@ def _identity(b: Breakdown, screen: Screen) -> None:
         screen.line(f"not in this log: {', '.join(absent)}")
 
 
+def _prekernel(b: Breakdown, screen: Screen, top_n: int) -> None:
+    for line in prekernel_lines(b):
+        screen.line(line)
+    if b.bootstage is not None:
+        screen.table(bootstage_table(b.bootstage, limit=top_n))
+
+
 def _metrics(b: Breakdown, screen: Screen) -> None:
-    from bootscope.metrics import BOOT_LOG_DEFINITIONS
+    from bootscope.metrics import BOOT_LOG_DEFINITIONS, PREKERNEL_METRICS
 
     present = [(name, getattr(b.metrics, name, None)) for name in BOOT_LOG_DEFINITIONS]
     table = TextTable((Column("metric"), Column("value s", right=True)), title="Metrics (s)")
@@ -138,7 +147,7 @@ def _metrics(b: Breakdown, screen: Screen) -> None:
             table.add_row(name, seconds(value))
     if table.rows:
         screen.table(table)
-    absent = [name for name, value in present if value is None]
+    absent = [name for name, value in present if value is None and name not in PREKERNEL_METRICS]
     if absent:
         screen.line(f"metrics not in this log: {', '.join(absent)} (--verbose: definitions)")
 

@@ -9,6 +9,8 @@ from rich.console import Console
 from rich.text import Text
 
 from bootscope.parse.untimed import UntimedFacts
+from bootscope.report.json_out import bootstage_json
+from bootscope.report.text_prekernel import bootstage_lines
 
 
 def render_untimed(facts: UntimedFacts, console: Console, top_n: int, title: str = "") -> None:
@@ -21,6 +23,9 @@ def render_untimed(facts: UntimedFacts, console: Console, top_n: int, title: str
     console.print(Text(f"release  {facts.release or said}"))
     console.print(Text(f"cmdline  {facts.cmdline if facts.cmdline is not None else said}"))
     console.print(Text(f"cpus     {facts.cpus if facts.cpus is not None else said}"))
+    if facts.bootstage is not None:
+        for line in bootstage_lines(facts.bootstage, top_n):
+            console.print(Text(line))
     if not facts.initcalls:
         console.print(Text("initcalls: none reported their duration"))
         return
@@ -44,6 +49,7 @@ def untimed_json(facts: UntimedFacts, path: str, reason: str) -> dict[str, Any]:
         "timed": False,
         "reason": reason,
         "identity": {"release": facts.release, "cmdline": facts.cmdline, "cpus": facts.cpus},
+        "bootstage": None if facts.bootstage is None else bootstage_json(facts.bootstage),
         "initcalls": {
             "count": len(calls),
             "total_us": sum(call.duration_us for call in calls),

@@ -4,19 +4,26 @@ from power-on again and again through labgrid, every boot stored as it ends.
 The environment file may ask bootscope for the kernel and initramfs its boots use: a file that
 names ``LG_BOOTSCOPE_KERNEL`` or ``LG_BOOTSCOPE_INITRD`` (labgrid's ``!template $LG_...``) gets Debian's
 cloud kernel and bootscope's initramfs, resolved and built here, unless the variable is already set
-(``examples/labgrid-qemu.yaml`` is such a board: labgrid's QEMU driver).
+(``examples/labgrid-qemu.yaml`` is such a board: labgrid's QEMU driver). ``LG_BOOTSCOPE_UBOOT`` and
+``LG_BOOTSCOPE_UBOOT_DISK`` give Debian's U-Boot for QEMU and a disk it boots the same kernel and
+initramfs from (``examples/labgrid-uboot-qemu.yaml``: a board with a real boot loader, whose
+bootstage report is in every boot's numbers).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import threading
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from bootscope.lab import runner
 from bootscope.lab.plans.board import BoardPlan, parse_board
 from bootscope.lab.plans.boot import resolve_seed
 from bootscope.lab.progress import Reporter
+from bootscope.lab.qemu.uboot import PACKAGE as UBOOT_PACKAGE
+from bootscope.lab.qemu.uboot import boot_disk, uboot_rom
 from bootscope.lab.runner import RunResult
 from bootscope.lab.targets.base import Target
 from bootscope.lab.targets.qemu import LocalQemu
@@ -26,6 +33,11 @@ from bootscope.usecases.summary import RunSummary, summarize_run
 
 KERNEL_VARIABLE = "LG_BOOTSCOPE_KERNEL"
 INITRD_VARIABLE = "LG_BOOTSCOPE_INITRD"
+UBOOT_VARIABLE = "LG_BOOTSCOPE_UBOOT"
+UBOOT_DISK_VARIABLE = "LG_BOOTSCOPE_UBOOT_DISK"
+EXAMPLE_VARIABLES = (KERNEL_VARIABLE, INITRD_VARIABLE, UBOOT_VARIABLE, UBOOT_DISK_VARIABLE)
+# The U-Boot example's kernel command line (its boot script sets it)
+UBOOT_CMDLINE = "console=ttyS0 panic=-1"
 EXAMPLE_KERNEL = "debian:cloud"
 
 
@@ -59,23 +71,40 @@ def board_plan(request: BoardRequest) -> BoardPlan:
 
 def provide_example_paths(plan: BoardPlan, qemu: LocalQemu | None = None) -> list[str]:
     """Set the LG_BOOTSCOPE_* variables the plan's environment file names and the caller left unset
-    (Debian's cloud kernel, bootscope's initramfs); return a note per variable set. Raises BootError
-    when the kernel cannot be fetched or the initramfs built."""
+    (Debian's cloud kernel, bootscope's initramfs, Debian's U-Boot for QEMU and a disk it boots them
+    from); return a note per variable set. Raises BootError when one cannot be fetched or built."""
     text = parse_board(plan.board).env.read_text(encoding="utf-8", errors="replace")
-    wanted = [name for name in (KERNEL_VARIABLE, INITRD_VARIABLE) if name in text and name not in os.environ]
+    wanted = [name for name in EXAMPLE_VARIABLES if _names(text, name) and name not in os.environ]
     if not wanted:
         return []
     qemu = qemu or LocalQemu()
     notes = []
-    if KERNEL_VARIABLE in wanted:
-        kernel = qemu.resolve_kernel(EXAMPLE_KERNEL)
-        os.environ[KERNEL_VARIABLE] = str(kernel.image)
-        notes.append(f"{KERNEL_VARIABLE}={kernel.image} ({EXAMPLE_KERNEL})")
-    if INITRD_VARIABLE in wanted:
-        initrd = qemu.build_initramfs((), ())
-        os.environ[INITRD_VARIABLE] = str(initrd)
-        notes.append(f"{INITRD_VARIABLE}={initrd} (bootscope's initramfs)")
+    kernel: Path | None = None
+    initrd: Path | None = None
+    if {KERNEL_VARIABLE, UBOOT_DISK_VARIABLE} & set(wanted):
+        kernel = Path(os.environ.get(KERNEL_VARIABLE) or qemu.resolve_kernel(EXAMPLE_KERNEL).image)
+    if {INITRD_VARIABLE, UBOOT_DISK_VARIABLE} & set(wanted):
+        initrd = Path(os.environ.get(INITRD_VARIABLE) or qemu.build_initramfs((), ()))
+    for name in wanted:
+        if name == KERNEL_VARIABLE:
+            os.environ[name] = str(kernel)
+            notes.append(f"{name}={kernel} ({EXAMPLE_KERNEL})")
+        elif name == INITRD_VARIABLE:
+            os.environ[name] = str(initrd)
+            notes.append(f"{name}={initrd} (bootscope's initramfs)")
+        elif name == UBOOT_VARIABLE:
+            os.environ[name] = str(uboot_rom())
+            notes.append(f"{name}={os.environ[name]} (Debian's {UBOOT_PACKAGE})")
+        else:
+            assert kernel is not None and initrd is not None
+            os.environ[name] = str(boot_disk(kernel, initrd, UBOOT_CMDLINE))
+            notes.append(f"{name}={os.environ[name]} (a disk U-Boot boots the kernel and initramfs from)")
     return notes
+
+
+def _names(text: str, variable: str) -> bool:
+    """Whether the environment file names ``variable`` (and not merely a longer name it begins)."""
+    return re.search(rf"\b{variable}\b", text) is not None
 
 
 def run_board(

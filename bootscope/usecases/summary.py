@@ -18,6 +18,7 @@ from bootscope.metrics import (
     IMAGE_COMPARED_METRICS,
     IMAGE_SUMMARY_METRICS,
     KEXEC_METRICS,
+    PREKERNEL_METRICS,
     SSH_METRICS,
     SUMMARY_METRICS,
     unit_of,
@@ -166,6 +167,9 @@ def summarize_run(store: Store, experiment_id: int, options: Options | None = No
     boots = store.boots(experiment.id)
     names = [v.name for v in experiment.variants]
     shown, compared = workload_metrics(experiment.plan)
+    if experiment.plan.get("workload") == "board":  # what its console showed before the kernel
+        before = tuple(name for name in PREKERNEL_METRICS if any(store.samples(experiment.id, name).values()))
+        shown, compared = (*shown[:1], *before, *shown[1:]), (*compared[:1], *before, *compared[1:])
     comparisons, notes = compare_variants(
         {metric: store.samples(experiment.id, metric) for metric in compared}, names, options
     )

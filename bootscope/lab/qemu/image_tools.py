@@ -11,13 +11,15 @@ from pathlib import Path
 from bootscope.errors import BootError
 
 
-def run_tool(argv: list[str], *, what: str, timeout_s: float) -> None:
-    """Run ``argv``; raises BootError with the tool's own error line when it fails or times out."""
+def run_tool(argv: list[str], *, what: str, timeout_s: float, cwd: Path | None = None) -> None:
+    """Run ``argv`` (in ``cwd``: default this process's directory); raises BootError with the tool's
+    own error line when it fails or times out."""
     env = dict(os.environ, LC_ALL="C", DEBIAN_FRONTEND="noninteractive")
     try:
         done = subprocess.run(
             argv,
             env=env,
+            cwd=cwd,
             stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,

@@ -22,7 +22,13 @@ from bootscope.lab.plans.settings import RunSettings
 from bootscope.lab.qemu.accel import AccelChoice
 from bootscope.lab.targets.base import POWERS_ON, Target, TargetSpec, powered
 from bootscope.lab.workloads.protocol import SlotRun
-from bootscope.metrics import BOOT_METRICS, HOST_KERNEL_START_S, KERNEL_INIT_S, POWERON_TO_KERNEL_S
+from bootscope.metrics import (
+    BOOT_METRICS,
+    HOST_KERNEL_START_S,
+    KERNEL_INIT_S,
+    POWERON_TO_KERNEL_S,
+    PREKERNEL_METRICS,
+)
 from bootscope.store.records import BootRecord, VariantRecord
 
 ACCEL = "hardware"
@@ -109,7 +115,7 @@ class BoardWorkload:
         boot = board.power_cycle(plan.timeout_s, plan.marker, run.on_line)
         if run.cancelled():
             raise KeyboardInterrupt
-        found, release, note = measure(boot, plan.marker, None, BOOT_METRICS)
+        found, release, note = measure(boot, plan.marker, None, (*BOOT_METRICS, *PREKERNEL_METRICS))
         metrics = {name: value for name, value in found.items() if name != HOST_KERNEL_START_S}
         metrics[POWERON_TO_KERNEL_S] = found.get(HOST_KERNEL_START_S)
         record = BootRecord(
