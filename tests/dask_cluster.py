@@ -76,9 +76,17 @@ class Cluster:
         self.port = int(self.address.rsplit(":", 1)[1])
         return self.address
 
-    def start_worker(self, name: str, cores: str, slots: int = 1, namespace: Namespace | None = None) -> str:
+    def start_worker(
+        self,
+        name: str,
+        cores: str,
+        slots: int = 1,
+        namespace: Namespace | None = None,
+        labels: tuple[str, ...] = (),
+    ) -> str:
         """Start ``bootscope worker`` pinned to ``cores`` (in ``namespace``, reaching the scheduler at
-        its side of the link); return its Dask address once it joined."""
+        its side of the link) carrying ``labels`` (``KEY=VALUE``); return its Dask address once it
+        joined."""
         log = self.root / f"{name}.log"
         scheduler = self.address.replace("tcp://", "dask://")
         prefix: list[str] = []
@@ -87,7 +95,8 @@ class Cluster:
             scheduler = f"dask://{namespace.host_address}:{self.port}"
         proc = subprocess.Popen(
             [*prefix, sys.executable, "-m", "bootscope", "worker", scheduler,
-             "--slots", str(slots), "--cores", cores, "--name", name],
+             "--slots", str(slots), "--cores", cores, "--name", name,
+             *(word for label in labels for word in ("--label", label))],
             stdout=subprocess.DEVNULL, stderr=log.open("wb"), env=_env(),
         )  # fmt: skip
         found: list[str] = []

@@ -50,7 +50,7 @@ _FLAGS = frozenset({"initcall_debug", "ignore_loglevel", "quiet", "debug", "tp_p
 class BootFacts:
     """What shapes one boot's time besides the change under test, None where nothing states it:
     kernel release, the kernel command line, CPUs, memory (MiB), architecture, the accelerator
-    (``kvm``, ``tcg``...) and the host that ran it."""
+    (``kvm``, ``tcg``...) and the host that ran it, its kernel release and CPU model."""
 
     release: str | None = None
     cmdline: str | None = None
@@ -59,6 +59,8 @@ class BootFacts:
     arch: str | None = None
     accelerator: str | None = None
     host: str | None = None
+    host_kernel: str | None = None  # the host's own kernel release (its KVM, seed 001)
+    host_cpu: str | None = None
 
 
 def facts_from_identity(
@@ -120,7 +122,8 @@ def _memory(a: Sequence[BootFacts], b: Sequence[BootFacts]) -> list[FactDifferen
 def like_for_like(a: Sequence[BootFacts], b: Sequence[BootFacts]) -> LikeForLike:
     """Return every fact on which boots ``a`` and ``b`` differ: kernel release, each instrumentation
     knob of the command line (see INSTRUMENTATION), CPUs, memory (medians more than 5 % apart),
-    architecture, accelerator and host. A fact counts when both sides state it. Raises nothing."""
+    architecture, accelerator, host, the host's kernel and CPU model. A fact counts when both sides
+    state it. Raises nothing."""
     found: list[FactDifference] = []
     found += _plain("kernel release", [f.release for f in a], [f.release for f in b])
     knobs_a = [instrumentation(f.cmdline) for f in a if f.cmdline is not None]
@@ -131,6 +134,8 @@ def like_for_like(a: Sequence[BootFacts], b: Sequence[BootFacts]) -> LikeForLike
     found += _memory(a, b)
     for name in ("arch", "accelerator", "host"):
         found += _plain(name, [getattr(f, name) for f in a], [getattr(f, name) for f in b])
+    found += _plain("host kernel", [f.host_kernel for f in a], [f.host_kernel for f in b])
+    found += _plain("host CPU", [f.host_cpu for f in a], [f.host_cpu for f in b])
     return LikeForLike(tuple(found))
 
 

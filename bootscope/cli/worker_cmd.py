@@ -22,12 +22,20 @@ def worker(
         ),
     ] = None,
     name: Annotated[str | None, typer.Option("--name", help="Worker name shown by Dask.")] = None,
+    label: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--label",
+            help="KEY=VALUE this worker carries, e.g. host_kernel=6.12 (repeatable); a variant with"
+            " on=KEY=VALUE runs only on workers carrying it.",
+        ),
+    ] = None,
 ) -> None:
     """Serve boots to `--executor dask://` runs until Ctrl-C; joins the scheduler again when it
     comes back. Needs QEMU and bootscope here, no database. Exit status 2 for bad options."""
     from bootscope.usecases.worker import serve_worker
 
-    serve_worker(scheduler, slots, cores, name, _say)
+    serve_worker(scheduler, slots, cores, name, _say, tuple(label or ()))
 
 
 def _say(line: str) -> None:

@@ -52,6 +52,7 @@ def host_info(cpuinfo: Path = Path("/proc/cpuinfo")) -> dict[str, Any]:
 
 
 def measuring_host(cpuinfo: Path = Path("/proc/cpuinfo")) -> dict[str, Any]:
-    """Return what every stored boot says about the host that measured it: ``host`` (hostname) and
-    ``cpu_model`` (None if /proc/cpuinfo does not say)."""
-    return {"host": socket.gethostname(), "cpu_model": _cpu_model(cpuinfo)}
+    """Return what every stored boot says about the host that measured it: ``host`` (hostname),
+    ``cpu_model`` (None if /proc/cpuinfo does not say) and ``host_kernel`` (its release: a guest's
+    boot depends on the host's KVM and scheduler, seed 001)."""
+    return {"host": socket.gethostname(), "cpu_model": _cpu_model(cpuinfo), "host_kernel": platform.release()}

@@ -31,12 +31,13 @@ def _leading_int(text: str | None) -> int | None:
 
 def facts_from_record(record: BootRecord) -> BootFacts:
     """Return what a stored boot's record states: kernel release, the ``-append`` command line, the
-    ``-smp`` CPUs and ``-m`` memory (MiB) of its QEMU command, the accelerator and the host it ran
-    on (None where the record does not say: a boot on hardware has no QEMU command). Raises
-    nothing."""
+    ``-smp`` CPUs and ``-m`` memory (MiB) of its QEMU command, the accelerator, the host it ran
+    on, its kernel release and CPU model (None where the record does not say: a boot on hardware
+    has no QEMU command). Raises nothing."""
     command = tuple(record.command)
     memory = _leading_int(_option(command, "-m"))
-    host = record.placement.get("host") if record.placement else None
+    placement = record.placement or {}
+    host = placement.get("host")
     return BootFacts(
         release=record.kernel_release,
         cmdline=_option(command, "-append"),
@@ -44,6 +45,8 @@ def facts_from_record(record: BootRecord) -> BootFacts:
         memory_mib=None if memory is None else float(memory),
         accelerator=record.accel or None,
         host=str(host) if host else None,
+        host_kernel=str(placement["host_kernel"]) if placement.get("host_kernel") else None,
+        host_cpu=str(placement["cpu_model"]) if placement.get("cpu_model") else None,
     )
 
 

@@ -28,12 +28,15 @@ from distributed import Client, Future, KilledWorker
 
 from bootscope.errors import BootError, BootscopeError, InputError
 from bootscope.lab.executors.dask_worker import (
+    LABEL_PREFIX,
     PLUGIN_NAME,
     RESOURCE,
     SlotJob,
     SlotPlugin,
     TargetFactory,
     choose_accel_task,
+    label_of,
+    label_resource,
     prepare_task,
     quiet_dask_logs,
     slot_task,
@@ -78,6 +81,26 @@ def _boot_workers(client: Client) -> dict[str, dict[str, Any]]:
     return {address: info for address, info in workers.items() if info.get("resources", {}).get(RESOURCE)}
 
 
+def _pinned(workload: Workload, workers: dict[str, dict[str, Any]], address: str) -> list[str]:
+    """Return a note per variant pinned to worker labels; raises InputError for a label that no
+    worker of the cluster at ``address`` carries (its slots would wait for ever)."""
+    offered = {name for info in workers.values() for name in info.get("resources", {})}
+    known = sorted("=".join(label_of(name)) for name in offered if name.startswith(LABEL_PREFIX))
+    notes = []
+    for variant in workload.variants:
+        labels = workload.worker_labels(variant)
+        for key, value in labels:
+            if label_resource(key, value) not in offered:
+                raise InputError(
+                    f"variant {variant} runs on={key}={value} but no worker of {address} carries that"
+                    f" label (their labels: {', '.join(known) or 'none'}; bootscope worker --label)"
+                )
+        if labels:
+            named = ", ".join(f"{key}={value}" for key, value in labels)
+            notes.append(f"variant {variant} runs on the workers labelled {named}")
+    return notes
+
+
 @dataclass(slots=True)
 class DaskExecutor:
     """Runs slots as tasks on the Dask cluster behind ``client`` (see the module docstring); the
@@ -97,9 +120,10 @@ class DaskExecutor:
 
     def prepare(self, workload: Workload, target: Target, accel: str) -> list[str]:
         """Prepare the workload on one worker, so that a bad kernel or option fails before anything is
-        stored (every other worker prepares it before its first slot); return its notes."""
+        stored (every other worker prepares it before its first slot); return its notes. Raises
+        InputError when a variant is pinned to a worker label that no worker of the cluster carries."""
         notes: list[str] = self._call(prepare_task, workload.document(), accel, self.target_factory)
-        return notes
+        return notes + _pinned(workload, _boot_workers(self.client), self.address)
 
     def host_info(self, target: Target) -> dict[str, Any]:
         """Return the client's description plus the executor, the scheduler and the workers seen now."""
@@ -130,6 +154,7 @@ class DaskExecutor:
         dying, a worker's BootscopeError as it is, KeyboardInterrupt on Ctrl-C, all after cancelling
         the tasks not finished."""
         document = loop.workload.document()
+        labels = loop.workload.worker_labels
         arrived: Queue[Future[MeasuredSlot]] = Queue()
         to_submit = deque(slots)
         running: dict[Any, tuple[Slot, Future[MeasuredSlot]]] = {}
@@ -141,7 +166,8 @@ class DaskExecutor:
                 attempt = next_attempt.get(slot.index, 0)
                 job = SlotJob(document, loop.experiment.accel, slot, attempt, self.target_factory)
                 key = f"bootscope-{loop.experiment.id}-slot-{slot.index}-{uuid.uuid4().hex[:8]}"
-                future = self.client.submit(slot_task, job, key=key, resources={RESOURCE: 1}, pure=False)
+                needs = {RESOURCE: 1, **{label_resource(*label): 1 for label in labels(slot.variant)}}
+                future = self.client.submit(slot_task, job, key=key, resources=needs, pure=False)
                 running[future.key] = (slot, future)
                 future.add_done_callback(arrived.put)
                 loop.reporter.boot_started(slot)

@@ -38,6 +38,7 @@ from bootscope.lab.workloads.protocol import Workload
 
 RESOURCE = "boot"  # the Dask resource one measurement takes: a worker's --slots
 PLUGIN_NAME = "bootscope-slots"
+LABEL_PREFIX = "label:"  # a worker's --label KEY=VALUE is the Dask resource "label:KEY=VALUE"
 RECONNECT_S = 2.0  # `bootscope worker`: pause before joining a scheduler again after losing it
 PREPARED_KEPT = 8  # plans a worker keeps prepared (one per running experiment, a few old ones)
 
@@ -67,7 +68,11 @@ class SlotPlugin(WorkerPlugin):
         """Read the worker's slots and address; nothing is prepared before the first task."""
         self.address = str(worker.address)
         self.slots = max(1, int(worker.state.total_resources.get(RESOURCE, 1)))
-        self.placement = {"worker": self.address, **measuring_host()}
+        offered = worker.state.total_resources
+        labels = dict(label_of(name) for name in offered if name.startswith(LABEL_PREFIX))
+        self.placement: dict[str, Any] = {"worker": self.address, **measuring_host()}
+        if labels:
+            self.placement["labels"] = labels
         self.lock = threading.Lock()
         self.prepared: dict[str, tuple[Workload, Target, list[str]]] = {}
         self.free: dict[int, Queue[tuple[int, ...] | None]] = {}
@@ -172,13 +177,30 @@ def quiet_dask_logs() -> Callable[[], None]:
     return restore
 
 
+def label_resource(key: str, value: str) -> str:
+    """The Dask resource a worker labelled ``KEY=VALUE`` offers and a variant pinned to it needs."""
+    return f"{LABEL_PREFIX}{key}={value}"
+
+
+def label_of(resource: str) -> tuple[str, str]:
+    """The (KEY, VALUE) of a label resource (see :func:`label_resource`)."""
+    key, _, value = resource.removeprefix(LABEL_PREFIX).partition("=")
+    return key, value
+
+
 def serve(
-    scheduler: str, slots: int, cores: tuple[int, ...] | None, name: str | None, say: Callable[[str], None]
+    scheduler: str,
+    slots: int,
+    cores: tuple[int, ...] | None,
+    name: str | None,
+    say: Callable[[str], None],
+    labels: tuple[tuple[str, str], ...] = (),
 ) -> None:
     """Run a Dask worker with ``slots`` boot slots for the scheduler at ``scheduler`` (a ``tcp://``
     address) until Ctrl-C, joining it again whenever it goes away and comes back; ``cores`` limits the
-    worker (and so its guests) to those host CPUs; ``say`` gets one line per event. Raises
-    InputError for cores this process may not use."""
+    worker (and so its guests) to those host CPUs; ``labels`` (KEY, VALUE) are offered as Dask
+    resources, one per boot slot, that variants pinned with ``on=KEY=VALUE`` need; ``say`` gets one
+    line per event. Raises InputError for cores this process may not use."""
     from bootscope.errors import InputError
 
     if cores:
@@ -188,21 +210,31 @@ def serve(
             raise InputError(f"--cores {','.join(map(str, cores))}: {error}") from None
     # Dask logs every connection and, when the scheduler goes, a traceback; ``say`` tells the user.
     quiet_dask_logs()
-    asyncio.run(_serve(scheduler, slots, name, say))
+    asyncio.run(_serve(scheduler, slots, name, say, labels))
 
 
-async def _serve(scheduler: str, slots: int, name: str | None, say: Callable[[str], None]) -> None:
+async def _serve(
+    scheduler: str,
+    slots: int,
+    name: str | None,
+    say: Callable[[str], None],
+    labels: tuple[tuple[str, str], ...],
+) -> None:
     cores = ",".join(str(core) for core in sorted(os.sched_getaffinity(0)))
+    resources: dict[str, float] = {RESOURCE: slots}
+    resources.update({label_resource(key, value): slots for key, value in labels})
+    shown = "".join(f", label {key}={value}" for key, value in labels)
     while True:
         async with Worker(
             scheduler,
             nthreads=slots,
-            resources={RESOURCE: slots},
+            resources=resources,
             name=name,
             plugins=(SlotPlugin(),),
             dashboard=False,
         ) as worker:
-            say(f"worker {worker.address}: {slots} boot slot(s) on cores {cores}, scheduler {scheduler}")
+            where = f"{slots} boot slot(s) on cores {cores}{shown}"
+            say(f"worker {worker.address}: {where}, scheduler {scheduler}")
             await worker.finished()
         say(f"lost the scheduler {scheduler}; joining it again when it is back")
         await asyncio.sleep(RECONNECT_S)

@@ -14,6 +14,7 @@ from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from queue import Queue
 from typing import TYPE_CHECKING, Any, Protocol
 
+from bootscope.errors import InputError
 from bootscope.lab.plans.schedule import Slot
 from bootscope.lab.qemu.accel import AccelChoice
 from bootscope.lab.targets.base import Target
@@ -56,11 +57,15 @@ class LocalThreads:
     """Slots on this host: one at a time, or ``-j`` at once in threads, each guest pinned to ``cores``."""
 
     def choose_accel(self, workload: Workload, target: Target, requested: str, reprobe: bool) -> AccelChoice:
-        """Return the workload's choice on ``target``."""
+        """Return the workload's choice on ``target`` (refusing, first, a variant pinned to a worker
+        label, as :meth:`prepare` does)."""
+        _refuse_labels(workload)
         return workload.choose_accel(target, requested, reprobe)
 
     def prepare(self, workload: Workload, target: Target, accel: str) -> list[str]:
-        """Prepare the workload on ``target``."""
+        """Prepare the workload on ``target``. Raises InputError for a variant pinned to a worker
+        label: only the Dask executor has labelled workers."""
+        _refuse_labels(workload)
         return workload.prepare(target, accel)
 
     def host_info(self, target: Target) -> dict[str, Any]:
@@ -114,3 +119,15 @@ def _run_threads(
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown(wait=True)
+
+
+def _refuse_labels(workload: Workload) -> None:
+    """Raise InputError for a variant pinned to a worker label (only Dask workers carry labels)."""
+    for variant in workload.variants:
+        labels = workload.worker_labels(variant)
+        if labels:
+            named = ", ".join(f"{key}={value}" for key, value in labels)
+            raise InputError(
+                f"variant {variant} runs on a worker labelled {named}: give --executor dask://HOST:PORT"
+                " with workers started as bootscope worker --label KEY=VALUE"
+            )

@@ -82,8 +82,8 @@ def _stored_field(key: str, value: Any) -> Any:
     """Return a variant field as VariantSpec holds it (JSON turned its tuples into lists)."""
     if key in ("qemu_args", "commands"):
         return tuple(value)
-    if key == "files":
-        return tuple((str(host), str(guest)) for host, guest in value)
+    if key in ("files", "on"):
+        return tuple((str(first), str(second)) for first, second in value)
     return value
 
 

@@ -29,7 +29,9 @@ class VariantSpec:
     ``image`` names a system image built by ``bootscope image build``: a full Debian boot from its
     disk, with the image's own kernel and initramfs (``kernel`` "") or ``kernel`` when it is the
     same release. ``disk_attach`` says how the disk or image is attached ("virtio" or "nvdimm", see
-    lab/qemu/disk.py); None: an image under ``icount_shift`` as an NVDIMM when it can be, else virtio."""
+    lab/qemu/disk.py); None: an image under ``icount_shift`` as an NVDIMM when it can be, else virtio.
+    ``on`` holds the labels of the Dask workers that may boot it (``on=host_kernel=6.12``: a host
+    kernel as the variable, seed 001); empty: any worker."""
 
     name: str
     kernel: str
@@ -46,6 +48,7 @@ class VariantSpec:
     disk: str | None = None
     image: str | None = None
     disk_attach: str | None = None
+    on: tuple[tuple[str, str], ...] = ()  # worker labels (KEY, VALUE) a Dask worker must carry
 
     def config(self) -> dict[str, Any]:
         """Return the options as a JSON-able dict (what the store keeps per variant)."""
@@ -116,6 +119,18 @@ def _disk_attach(_spec: VariantSpec, value: Any) -> dict[str, Any]:
     return {"disk_attach": text}
 
 
+LABEL_RE = re.compile(r"^([A-Za-z0-9_.-]{1,64})=([A-Za-z0-9_.+:-]{1,128})$")
+
+
+def worker_label(text: str, where: str) -> tuple[str, str]:
+    """Return (KEY, VALUE) of a worker label ``KEY=VALUE`` (letters, digits, ``_.-`` in the key,
+    also ``+:`` in the value); raises InputError naming ``where``."""
+    found = LABEL_RE.match(text.strip())
+    if found is None:
+        raise InputError(f"{where}: {text!r} is not KEY=VALUE (e.g. host_kernel=6.12)")
+    return found[1], found[2]
+
+
 def _image(spec: VariantSpec, value: Any) -> dict[str, Any]:
     """An image variant ends at the getty's login prompt and gets more memory than an initramfs,
     unless the variant already says otherwise."""
@@ -146,6 +161,7 @@ OPTIONS: dict[str, Callable[[VariantSpec, Any], dict[str, Any]]] = {
     "disk": _disk,
     "disk-attach": _disk_attach,
     "image": _image,
+    "on": lambda spec, value: {"on": (*spec.on, worker_label(str(value), "option on"))},
 }
 # Options whose value is free text in which a comma may appear (`qemu-arg=-device virtio-rng,id=r`).
 BOOT_OPTIONS = OptionTable(

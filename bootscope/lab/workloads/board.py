@@ -77,6 +77,10 @@ class BoardWorkload:
         """A board whose power is switched."""
         return (POWERS_ON,)
 
+    def worker_labels(self, variant: str) -> tuple[tuple[str, str], ...]:
+        """No variant asks for a labelled worker."""
+        return ()
+
     def where(self) -> TargetSpec | None:
         """Return the board the plan names."""
         return TargetSpec(self.plan.board)

@@ -80,6 +80,10 @@ class BootWorkload:
         """QEMU guests."""
         return (BOOTS_GUESTS,)
 
+    def worker_labels(self, variant: str) -> tuple[tuple[str, str], ...]:
+        """The labels the variant's ``on=KEY=VALUE`` options name."""
+        return next((spec.on for spec in self.plan.variants if spec.name == variant), ())
+
     def where(self) -> TargetSpec | None:
         """No place of its own: any target that boots guests."""
         return None

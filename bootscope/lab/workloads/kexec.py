@@ -190,6 +190,10 @@ class KexecWorkload:
         """QEMU guests."""
         return (BOOTS_GUESTS,)
 
+    def worker_labels(self, variant: str) -> tuple[tuple[str, str], ...]:
+        """No variant asks for a labelled worker."""
+        return ()
+
     def where(self) -> TargetSpec | None:
         """No place of its own: any target that boots guests."""
         return None

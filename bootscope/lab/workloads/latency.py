@@ -97,6 +97,10 @@ class LatencyWorkload:
         """A target that boots guests for kernel variants, else one that runs commands."""
         return (BOOTS_GUESTS,) if self.guest else (RUNS_COMMANDS,)
 
+    def worker_labels(self, variant: str) -> tuple[tuple[str, str], ...]:
+        """No variant asks for a labelled worker."""
+        return ()
+
     def where(self) -> TargetSpec | None:
         """Return the machine the plan names (this host, an SSH machine), None for guests."""
         if self.guest:

@@ -82,6 +82,10 @@ class Workload(Protocol):
     def needs(self) -> tuple[str, ...]:
         """The capabilities the target must have (see :func:`bootscope.lab.targets.base.require`)."""
 
+    def worker_labels(self, variant: str) -> tuple[tuple[str, str], ...]:
+        """Return the labels (KEY, VALUE) a Dask worker must carry to measure ``variant`` (a host
+        kernel, seed 001); empty: any worker, or this host."""
+
     def where(self) -> TargetSpec | None:
         """Return the place the plan names (this host, an SSH machine), None for any target."""
 

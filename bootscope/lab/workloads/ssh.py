@@ -95,6 +95,10 @@ class SshWorkload:
         """A machine that reboots."""
         return (REBOOTS,)
 
+    def worker_labels(self, variant: str) -> tuple[tuple[str, str], ...]:
+        """No variant asks for a labelled worker."""
+        return ()
+
     def where(self) -> TargetSpec | None:
         """Return the machine the plan names, with its key, known_hosts file and console."""
         plan = self.plan
