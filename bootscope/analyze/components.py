@@ -3,8 +3,10 @@
 A component is (kind, name) with a duration in seconds: each phase, each initcall by name (calls of
 one name in one boot summed), each secondary CPU's bring-up, the silence after each line that opens
 one of the boot's largest gaps (the line's text with its numbers masked, so that the same line of
-another boot, or of another kernel version with other offsets, has the same name), and each systemd
-unit's activation. Only what the log states is a component; nothing is guessed.
+another boot, or of another kernel version with other offsets, has the same name), each systemd
+unit's activation, and each mark of the boot loader's bootstage report (its time since the mark
+before; marks of one name summed), which only the metrics they make up are decomposed into. Only
+what the log states is a component; nothing is guessed.
 
 Gaps need care: a line that opens one of the largest gaps in one boot may open a smaller one in
 another, which a top-N list would call "absent". So every line's silence is measured
@@ -16,11 +18,17 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from bootscope.metrics import BOOTLOADER_HANDOFF_S, POWERON_TO_KERNEL_S, REGISTRY, Clock
 from bootscope.model import Breakdown, LogLine, UnitSpan
 from bootscope.parse.early_counter import restart_at
 
 PHASE, INITCALL, CPU, GAP, UNIT = "phase", "initcall", "cpu", "gap", "unit"
-KINDS = (PHASE, INITCALL, CPU, GAP, UNIT)
+BOOTLOADER = "bootloader"  # the marks of U-Boot's bootstage report, each its time since the last
+KINDS = (PHASE, INITCALL, CPU, GAP, UNIT, BOOTLOADER)
+# Metrics the boot loader's stages make up (on its timer, or the host's from power-on); no other
+# kind is part of them. A metric on the kernel's clock has no boot loader stage in it.
+BOOTLOADER_METRICS = (BOOTLOADER_HANDOFF_S, POWERON_TO_KERNEL_S)
+KERNEL_CLOCKS = (Clock.GUEST_PRINTK, Clock.GUEST_UPTIME, Clock.EARLY_COUNTER)
 # Phases after the kernel hands over to /init: not part of kernel_init_s.
 USERSPACE_PHASES = frozenset({"userspace"})
 _NUMBER = re.compile(r"0x[0-9a-fA-F]+|\d+")
@@ -94,7 +102,29 @@ def boot_components(
         for unit in units:
             if unit.activation_s is not None:
                 found[(UNIT, unit.unit)] = unit.activation_s
+    if BOOTLOADER in kinds and not kernel_only and breakdown.bootstage is not None:
+        for number, stage in enumerate(breakdown.bootstage.stages, start=1):
+            if stage.elapsed_s is not None and number > 1:  # the first mark is reset itself
+                key = (BOOTLOADER, stage.name or f"(mark {number}, no name)")
+                found[key] = found.get(key, 0.0) + stage.elapsed_s
     return found
+
+
+def kinds_for(metric: str, kinds: Sequence[str]) -> tuple[str, ...]:
+    """Return the kinds among ``kinds`` that can make up ``metric``: only the boot loader's stages
+    for a metric they make up, none of them for a metric on the kernel's clock."""
+    if metric in BOOTLOADER_METRICS:
+        return tuple(kind for kind in kinds if kind == BOOTLOADER)
+    entry = REGISTRY.get(metric)
+    if entry is not None and entry.clock in KERNEL_CLOCKS:
+        return tuple(kind for kind in kinds if kind != BOOTLOADER)
+    return tuple(kinds)
+
+
+def additive_kind(metric: str) -> str:
+    """The kind whose components add up to ``metric``: the boot loader's stages for the metrics
+    they make up, else the phases."""
+    return BOOTLOADER if metric in BOOTLOADER_METRICS else PHASE
 
 
 def top_gap_names(breakdown: Breakdown) -> frozenset[str]:

@@ -16,7 +16,11 @@ DIFF_FORMATS = ("table", "json", "mail", "html")
 
 By = Annotated[
     list[str] | None,
-    typer.Option("--by", help="Component kinds: phase, initcall, gap, cpu, unit (repeat; default: all)."),
+    typer.Option(
+        "--by",
+        help="Component kinds: phase, initcall, gap, cpu, unit, bootloader (repeat; default: all those"
+        " the metric is made of).",
+    ),
 ]
 Metric = Annotated[str, typer.Option(help="The total whose shift is decomposed.")]
 

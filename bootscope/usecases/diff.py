@@ -19,7 +19,9 @@ from bootscope.analyze.components import (
     KINDS,
     PHASE,
     Components,
+    additive_kind,
     boot_components,
+    kinds_for,
     top_gap_names,
 )
 from bootscope.analyze.like_for_like import BootFacts, facts_from_identity, like_for_like, printing_differs
@@ -78,6 +80,7 @@ def parts_from_run(
     boots = store.boots(record.id)
     result: dict[str, list[BootParts]] = {variant.name: [] for variant in record.variants}
     kernel_only = metric == KERNEL_INIT_S and not every_component
+    asked = tuple(kinds) if every_component else kinds_for(metric, kinds)
     for boot in boots:
         if not boot.counts:
             continue
@@ -85,7 +88,7 @@ def parts_from_run(
         analysis = stored.analysis
         breakdown = analysis.breakdown
         parts = boot_components(
-            breakdown, analysis.units, kinds=kinds, kernel_only=kernel_only, lines=analysis.lines
+            breakdown, analysis.units, kinds=asked, kernel_only=kernel_only, lines=analysis.lines
         )
         total = boot.metrics.get(metric)
         release = boot.kernel_release or breakdown.identity.release
@@ -112,6 +115,7 @@ def parts_from_logs(
     found: list[BootParts] = []
     warnings: list[str] = []
     kernel_only = metric == KERNEL_INIT_S
+    asked = kinds_for(metric, kinds)
     for file in log_files(paths):
         try:
             parsed = parse_log(read_text_lines(str(file)))
@@ -124,7 +128,7 @@ def parts_from_logs(
             breakdown = analyze_boot(lines, top_n=GAPS_PER_BOOT)
             accounting = systemd_accounting(lines)
             units = accounting.units if accounting is not None else ()
-            parts = boot_components(breakdown, units, kinds=kinds, kernel_only=kernel_only, lines=lines)
+            parts = boot_components(breakdown, units, kinds=asked, kernel_only=kernel_only, lines=lines)
             value = getattr(breakdown.metrics, metric, None)
             label = file.name if len(parsed.boots) == 1 else f"{file.name} boot {number}"
             release = breakdown.identity.release
@@ -193,10 +197,11 @@ def diff_parts(
         fdr=fdr,
         name_a=names[0],
         name_b=names[1],
-        additive_kind=PHASE,
+        additive_kind=additive_kind(metric),
         printed_kinds=frozenset({INITCALL, GAP}) if printing_differs(guard) else frozenset(),
     )
-    return DiffResult(metric, names[0], names[1], tuple(kinds), source, attribution, tuple(notes), guard)
+    shown = kinds_for(metric, kinds)
+    return DiffResult(metric, names[0], names[1], shown, source, attribution, tuple(notes), guard)
 
 
 def _phase_order_notes(boots: Sequence[BootParts], side: str) -> list[str]:

@@ -52,7 +52,7 @@ def test_a_negative_phase_is_noted_and_bad_sides_refused() -> None:
             alpha=0.05,
             fdr=0.05,
         )
-    assert check_kinds([]) == ("phase", "initcall", "cpu", "gap", "unit")
+    assert check_kinds([]) == ("phase", "initcall", "cpu", "gap", "unit", "bootloader")
     with pytest.raises(InputError):
         check_kinds(["phases"])
 
