@@ -7,7 +7,9 @@ cloud kernel and bootscope's initramfs, resolved and built here, unless the vari
 (``examples/labgrid-qemu.yaml`` is such a board: labgrid's QEMU driver). ``LG_BOOTSCOPE_UBOOT`` and
 ``LG_BOOTSCOPE_UBOOT_DISK`` give Debian's U-Boot for QEMU and a disk it boots the same kernel and
 initramfs from (``examples/labgrid-uboot-qemu.yaml``: a board with a real boot loader, whose
-bootstage report is in every boot's numbers).
+bootstage report is in every boot's numbers). ``LG_BOOTSCOPE_IMAGE_DISK``, ``_KERNEL`` and
+``_INITRD`` are the files of the system image ``LG_BOOTSCOPE_IMAGE`` names
+(``examples/labgrid-image-qemu.yaml``: a whole Debian system to its login prompt).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from bootscope.errors import InputError
 from bootscope.lab import runner
 from bootscope.lab.plans.board import BoardPlan, parse_board
 from bootscope.lab.plans.boot import resolve_seed
@@ -36,6 +39,13 @@ INITRD_VARIABLE = "LG_BOOTSCOPE_INITRD"
 UBOOT_VARIABLE = "LG_BOOTSCOPE_UBOOT"
 UBOOT_DISK_VARIABLE = "LG_BOOTSCOPE_UBOOT_DISK"
 EXAMPLE_VARIABLES = (KERNEL_VARIABLE, INITRD_VARIABLE, UBOOT_VARIABLE, UBOOT_DISK_VARIABLE)
+# A system image built by `bootscope image build`, named by LG_BOOTSCOPE_IMAGE: its files' variables
+IMAGE_VARIABLE = "LG_BOOTSCOPE_IMAGE"
+IMAGE_PATHS = {
+    "LG_BOOTSCOPE_IMAGE_DISK": "disk",
+    "LG_BOOTSCOPE_IMAGE_KERNEL": "kernel",
+    "LG_BOOTSCOPE_IMAGE_INITRD": "initrd",
+}
 # The U-Boot example's kernel command line (its boot script sets it)
 UBOOT_CMDLINE = "console=ttyS0 panic=-1"
 EXAMPLE_KERNEL = "debian:cloud"
@@ -74,11 +84,11 @@ def provide_example_paths(plan: BoardPlan, qemu: LocalQemu | None = None) -> lis
     (Debian's cloud kernel, bootscope's initramfs, Debian's U-Boot for QEMU and a disk it boots them
     from); return a note per variable set. Raises BootError when one cannot be fetched or built."""
     text = parse_board(plan.board).env.read_text(encoding="utf-8", errors="replace")
+    notes = _image_paths([name for name in IMAGE_PATHS if _names(text, name) and name not in os.environ])
     wanted = [name for name in EXAMPLE_VARIABLES if _names(text, name) and name not in os.environ]
     if not wanted:
-        return []
+        return notes
     qemu = qemu or LocalQemu()
-    notes = []
     kernel: Path | None = None
     initrd: Path | None = None
     if {KERNEL_VARIABLE, UBOOT_DISK_VARIABLE} & set(wanted):
@@ -100,6 +110,25 @@ def provide_example_paths(plan: BoardPlan, qemu: LocalQemu | None = None) -> lis
             os.environ[name] = str(boot_disk(kernel, initrd, UBOOT_CMDLINE))
             notes.append(f"{name}={os.environ[name]} (a disk U-Boot boots the kernel and initramfs from)")
     return notes
+
+
+def _image_paths(wanted: list[str]) -> list[str]:
+    """Set the LG_BOOTSCOPE_IMAGE_* paths ``wanted`` from the image LG_BOOTSCOPE_IMAGE names; return
+    a note per variable set. Raises InputError without that variable or for an image not built."""
+    if not wanted:
+        return []
+    from bootscope.lab.qemu.image import find_image
+
+    name = os.environ.get(IMAGE_VARIABLE)
+    if not name:
+        raise InputError(
+            f"the environment file names {wanted[0]}: set {IMAGE_VARIABLE}=NAME (an image of"
+            " `bootscope image list`) or give the disk, kernel and initramfs paths yourself"
+        )
+    image = find_image(name)
+    for variable in wanted:
+        os.environ[variable] = str(getattr(image, IMAGE_PATHS[variable]))
+    return [f"{variable}={os.environ[variable]} (image {name})" for variable in wanted]
 
 
 def _names(text: str, variable: str) -> bool:
