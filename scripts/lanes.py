@@ -41,13 +41,13 @@ IMAGE_LANE = (
 # they run in the image lane so that both lanes end together. Measured in CI (2026-11-27, 1250 s):
 # the rest lane took 1008 s and the image lane 785 s; these three took 104 s on an idle host. With
 # serve and tune (CI of stop 38): rest 993 s, image 896 s, so tune's real boots (77 s) moved here too.
-# The U-Boot board's two -icount boots (13 s) came here with the labgrid place tests (28 s, in rest).
+# Stop 40 (CI 1029 s): rest 798 s, image 841 s with the labgrid image boot (20 s) here and the U-Boot
+# board's boots (12 s), which went back to the rest lane.
 BESIDE_IMAGE = (
     "tests/usecases/test_history.py",
     "tests/usecases/test_bisect.py",
     "tests/cli/test_sweep_cli.py",
     "tests/cli/test_tune_cli.py",
-    "tests/lab/test_labgrid_uboot.py",
 )
 SEED_ENV = "BOOTSCOPE_TEST_SEED"
 
