@@ -82,7 +82,8 @@ def board_plan(request: BoardRequest) -> BoardPlan:
 def provide_example_paths(plan: BoardPlan, qemu: LocalQemu | None = None) -> list[str]:
     """Set the LG_BOOTSCOPE_* variables the plan's environment file names and the caller left unset
     (Debian's cloud kernel, bootscope's initramfs, Debian's U-Boot for QEMU and a disk it boots them
-    from); return a note per variable set. Raises BootError when one cannot be fetched or built."""
+    from, the files of the system image LG_BOOTSCOPE_IMAGE names); return a note per variable set.
+    Raises BootError when one cannot be fetched or built, InputError for an image not named or built."""
     text = parse_board(plan.board).env.read_text(encoding="utf-8", errors="replace")
     notes = _image_paths([name for name in IMAGE_PATHS if _names(text, name) and name not in os.environ])
     wanted = [name for name in EXAMPLE_VARIABLES if _names(text, name) and name not in os.environ]
