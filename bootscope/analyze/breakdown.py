@@ -101,7 +101,8 @@ def analyze_columns(
     free_last: Mark | None = None  # the last "Freeing unused kernel ... memory" line
     slab: Mark | None = None  # the first "SLUB: HWalign=" line
 
-    prelude_end = int(cols.timed_index[0]) if len(cols.timed_index) else 0  # the boot loader's lines
+    timed_count = len(cols.timed_index)
+    first_index = int(cols.timed_index[0]) if timed_count else None  # lines before it: the boot loader's
     for name, index, groups, t in cols.known:
         if name == "run_init" and init_path is None:
             init_path = groups[0]
@@ -130,7 +131,7 @@ def analyze_columns(
             marker_resolution_s = _resolution_s(groups[1] or "")
         elif name == "banner":
             identity.setdefault("release", groups[0])
-        elif name == "cmdline" and index >= prelude_end:  # U-Boot's zboot prints one before the kernel
+        elif name == "cmdline" and index >= (first_index or 0):  # U-Boot's zboot prints one before the kernel
             identity.setdefault("cmdline", (groups[0] or "").strip())
         elif name == "tsc_mhz":
             cpus.tsc_mhz = float(groups[0] or groups[1] or 0.0) or cpus.tsc_mhz
@@ -146,8 +147,6 @@ def analyze_columns(
             if t is not None:
                 finished_s = t
 
-    timed_count = len(cols.timed_index)
-    first_index = int(cols.timed_index[0]) if timed_count else None
     first_s = float(cols.timed_s[0]) if timed_count else None
     gaps, high_s = top_gaps(cols, top_n)
     last_s = high_s if timed_count else None

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 from bootscope.metrics import BOOTLOADER_HANDOFF_S, POWERON_TO_KERNEL_S, REGISTRY, Clock
 from bootscope.model import Breakdown, LogLine, UnitSpan
-from bootscope.parse.early_counter import restart_at
+from bootscope.parse.early_counter import restart_at, starts_early
 
 PHASE, INITCALL, CPU, GAP, UNIT = "phase", "initcall", "cpu", "gap", "unit"
 BOOTLOADER = "bootloader"  # the marks of U-Boot's bootstage report, each its time since the last
@@ -53,7 +53,9 @@ def line_gaps(lines: Sequence[LogLine]) -> dict[str, float]:
     opener = ""
     timed = [line for line in lines if line.guest_s is not None]
     # early cycle-counter lines are at zero on the kernel's clock (bootscope.parse.early_counter)
-    early = restart_at([line.guest_s or 0.0 for line in timed], timed[0].text) if timed else None
+    early = None
+    if timed and starts_early(timed[0].text, timed[0].guest_s or 0.0):
+        early = restart_at([line.guest_s or 0.0 for line in timed], timed[0].text)
     for k, line in enumerate(timed):
         t = 0.0 if early is not None and k < early else float(line.guest_s or 0.0)
         if high is None or t > high:

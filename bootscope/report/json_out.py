@@ -13,7 +13,7 @@ import orjson
 import bootscope
 from bootscope.metrics import BEFORE_TIMEKEEPING_S, BOOT_LOG_DEFINITIONS
 from bootscope.model import Breakdown, Initcall, SystemdTime
-from bootscope.prekernel import BootstageReport
+from bootscope.prekernel import BootstageReport, EarlyCounter
 
 SCHEMA_VERSION = 1
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
@@ -120,7 +120,7 @@ def breakdown_to_dict(b: Breakdown) -> dict[str, Any]:
         "systemd_stated": _stated(b),
         "panic": None if b.panic is None else {"t_s": _s(b.panic.t_s), "reason": b.panic.reason},
         "bootstage": None if b.bootstage is None else bootstage_json(b.bootstage),
-        "early_counter": None if b.early_counter is None else _early(b),
+        "early_counter": None if b.early_counter is None else _early(b.early_counter),
     }
 
 
@@ -137,10 +137,8 @@ def bootstage_json(report: BootstageReport) -> dict[str, Any]:
     }
 
 
-def _early(b: Breakdown) -> dict[str, Any]:
+def _early(early: EarlyCounter) -> dict[str, Any]:
     """The kernel's early cycle-counter lines (s on the counter, from its start)."""
-    early = b.early_counter
-    assert early is not None
     return {
         "lines": early.lines,
         "kernel_start_s": early.kernel_start_s,

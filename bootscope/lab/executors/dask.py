@@ -42,6 +42,7 @@ from bootscope.lab.executors.dask_worker import (
     slot_task,
 )
 from bootscope.lab.executors.remote import MeasuredSlot
+from bootscope.lab.plans.boot_variant import labels_text
 from bootscope.lab.plans.schedule import Slot
 from bootscope.lab.qemu.accel import AccelChoice
 from bootscope.lab.targets.base import Target
@@ -96,7 +97,7 @@ def _pinned(workload: Workload, workers: dict[str, dict[str, Any]], address: str
                     f" label (their labels: {', '.join(known) or 'none'}; bootscope worker --label)"
                 )
         if labels:
-            named = ", ".join(f"{key}={value}" for key, value in labels)
+            named = labels_text(labels)
             notes.append(f"variant {variant} runs on the workers labelled {named}")
     return notes
 

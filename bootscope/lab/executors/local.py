@@ -15,6 +15,7 @@ from queue import Queue
 from typing import TYPE_CHECKING, Any, Protocol
 
 from bootscope.errors import InputError
+from bootscope.lab.plans.boot_variant import labels_text
 from bootscope.lab.plans.schedule import Slot
 from bootscope.lab.qemu.accel import AccelChoice
 from bootscope.lab.targets.base import Target
@@ -126,7 +127,7 @@ def _refuse_labels(workload: Workload) -> None:
     for variant in workload.variants:
         labels = workload.worker_labels(variant)
         if labels:
-            named = ", ".join(f"{key}={value}" for key, value in labels)
+            named = labels_text(labels)
             raise InputError(
                 f"variant {variant} runs on a worker labelled {named}: give --executor dask://HOST:PORT"
                 " with workers started as bootscope worker --label KEY=VALUE"

@@ -131,6 +131,11 @@ def worker_label(text: str, where: str) -> tuple[str, str]:
     return found[1], found[2]
 
 
+def labels_text(labels: tuple[tuple[str, str], ...]) -> str:
+    """Worker labels as a user writes them: ``host_kernel=6.12, rack=b``."""
+    return ", ".join(f"{key}={value}" for key, value in labels)
+
+
 def _image(spec: VariantSpec, value: Any) -> dict[str, Any]:
     """An image variant ends at the getty's login prompt and gets more memory than an initramfs,
     unless the variant already says otherwise."""

@@ -26,7 +26,7 @@ from bootscope.lab.hostinfo import measuring_host
 from bootscope.lab.plans.board import BoardSpec, parse_board
 from bootscope.lab.qemu.process import LineSplitter
 from bootscope.lab.targets.base import LineCallback
-from bootscope.lab.targets.labgrid_place import PlaceHold, places_of
+from bootscope.lab.targets.labgrid_place import Place, PlaceHold, places_of
 from bootscope.model import Boot, LogLine, Outcome
 
 READ_BYTES = 4096
@@ -58,7 +58,7 @@ class LabgridBoard:
             where["labgrid_places"] = ", ".join(f"{place.name}@{place.coordinator}" for place in places)
         return measuring_host() | where
 
-    def _places(self) -> list[Any]:
+    def _places(self) -> list[Place]:
         if self._holds:
             return [hold.place for hold in self._holds]
         with contextlib.suppress(Exception):  # a bad environment is reported when the board opens
@@ -98,7 +98,7 @@ class LabgridBoard:
             raise BootError(f"labgrid: target {self.spec.target!r}: {_one_line(error)}") from None
         self._target = target
 
-    def _hold(self, places: list[Any]) -> None:
+    def _hold(self, places: list[Place]) -> None:
         for place in places:
             hold = PlaceHold(place)
             hold.acquire()
