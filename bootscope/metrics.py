@@ -59,6 +59,7 @@ REBOOT_DOWNTIME_S = "reboot_downtime_s"
 REBOOT_SHUTDOWN_S = "reboot_shutdown_s"
 REBOOT_STOP_S = "reboot_stop_s"
 REBOOT_BLIND_S = "reboot_blind_s"
+RESTART_TO_MARKER_S = "restart_to_marker_s"
 LATENCY_MAX_US = "latency_max_us"
 LATENCY_P99_US = "latency_p99_us"
 LATENCY_P999_US = "latency_p999_us"
@@ -166,7 +167,7 @@ _TABLE = (
         " kernel's banner to the new kernel's 'Run /init as init process' console line; a capture with"
         " host stamps given to analyze, such as grabserial's: from the old kernel's 'kexec_core:"
         " Starting new kernel' line to the line that ends the new kernel's kernel_init_s).",
-        workloads=("kexec", "ssh"),
+        workloads=("kexec", "ssh", "board"),
     ),
     Metric(
         KEXEC_BLIND_S,
@@ -224,10 +225,12 @@ _TABLE = (
         REBOOT_STOP_S,
         "s",
         Clock.HOST_MONOTONIC,
-        "host time from the moment the machine confirmed the reboot order to the old kernel's last"
-        " console line before the new kernel's banner (--console): the old system's whole shutdown,"
-        " services, file systems and devices, until the kernel hands over.",
-        workloads=("ssh",),
+        "host time from the moment the machine confirmed the reboot order (the ssh command that gave"
+        " it returned; a labgrid board's shell: the order written to its console) to the old kernel's"
+        " last console line (the last with a printk stamp) before the new kernel's banner (--console):"
+        " the old system's whole shutdown, services, file systems and devices, until the kernel hands"
+        " over.",
+        workloads=("ssh", "board"),
     ),
     Metric(
         REBOOT_BLIND_S,
@@ -237,7 +240,17 @@ _TABLE = (
         " host stamp of the new kernel's 'Run /init as init process' console line less that line's"
         " printk time; --console): with kexec, purgatory, decompression and early setup; with a"
         " firmware reboot, the firmware and the boot loader too.",
-        workloads=("ssh",),
+        workloads=("ssh", "board"),
+    ),
+    Metric(
+        RESTART_TO_MARKER_S,
+        "s",
+        Clock.HOST_MONOTONIC,
+        "a labgrid board: host time from the order that restarted it to the arrival of the new boot's"
+        " marker line: a cold boot's power-on order; a warm or kexec reboot's order on the board's"
+        " shell (as reboot_stop_s starts), so it holds the old system's shutdown too. The one number"
+        " that compares cold, warm and kexec reboots of one board.",
+        workloads=("board",),
     ),
     Metric(
         LOGIN_PROMPT_S,
@@ -289,6 +302,8 @@ SSH_METRICS = (
 )
 # A board booted from power-on (labgrid): the time to the kernel, then the kernel's own metrics.
 BOARD_METRICS = (POWERON_TO_KERNEL_S, KERNEL_INIT_S, USERSPACE_S, HOST_WALL_S)
+# A board rebooted warm or by kexec through its shell (labgrid): the reboot seen on its console.
+BOARD_REBOOT_METRICS = (REBOOT_STOP_S, REBOOT_BLIND_S, KEXEC_DOWNTIME_S)
 # What a board boot stores besides BOOT_METRICS: what its console shows before the kernel's clock.
 PREKERNEL_METRICS = (BOOTLOADER_HANDOFF_S, EARLY_KERNEL_START_S, BEFORE_TIMEKEEPING_S)
 # The metric that decides --until precise for a boot run (seed 000 times the boot to the shell).

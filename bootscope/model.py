@@ -158,6 +158,9 @@ class Metrics:
     # A board booted from power-on (bootscope.lab.workloads.board): the power-on order -> the kernel's
     # first stamped console line, on the host clock.
     poweron_to_kernel_s: float | None = None
+    # A board (labgrid): the order that restarted it (power-on, or a warm or kexec reboot's order on
+    # its shell) -> the new boot's marker line, on the host clock.
+    restart_to_marker_s: float | None = None
     # Before the kernel's clock (bootscope.prekernel): U-Boot's bootstage report (reset -> its last
     # mark), and early cycle-counter stamps (counter start -> the kernel's first line; the kernel's
     # time before timekeeping).

@@ -1,6 +1,6 @@
-"""``bootscope run labgrid:ENV.yaml[:TARGET] --reboot cold``: boot a board from power-on through
-labgrid, boot after boot, and print the run as ``run`` prints any (the use case:
-:func:`bootscope.usecases.board.run_board`)."""
+"""``bootscope run labgrid:ENV.yaml[:TARGET] --reboot cold[,warm,kexec]``: boot a board from power-on
+(and reboot it warm and by kexec through its shell) through labgrid, boot after boot, and print the
+run as ``run`` prints any (the use case: :func:`bootscope.usecases.board.run_board`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from bootscope.cli.signals import stop_on_signals
 from bootscope.errors import BootError, InputError
-from bootscope.metrics import POWERON_TO_KERNEL_S
+from bootscope.metrics import POWERON_TO_KERNEL_S, RESTART_TO_MARKER_S
 from bootscope.report.console import error_console, output_console
 
 if TYPE_CHECKING:
@@ -40,7 +40,8 @@ def run_board_cli(
         result, summary = run_board(request, store, reporter, cancel)
     show_run(out, RunOutcome(result, summary, store.name, request.seed is not None), as_json)
     if not as_json:
-        out.print(f"see `bootscope compare {result.experiment.id} --metric {POWERON_TO_KERNEL_S}`")
+        metric = POWERON_TO_KERNEL_S if len(result.experiment.variants) == 1 else RESTART_TO_MARKER_S
+        out.print(f"see `bootscope compare {result.experiment.id} --metric {metric}`")
     if summary.failed:
         raise BootError(
             f"{len(summary.failed)} of {summary.stored} boots of run {result.experiment.id} failed"

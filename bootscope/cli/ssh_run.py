@@ -31,7 +31,8 @@ Reboot = Annotated[
     typer.Option(
         "--reboot",
         help="ssh:// targets: kexec (kexec -l, then systemctl kexec) or reboot (firmware); labgrid: targets:"
-        " cold (power off, then on).",
+        " cold (power off, then on), warm (reboot on its shell), kexec; several, comma-separated"
+        " (cold,warm,kexec), are the variants of one run.",
     ),
 ]
 ConsoleCmd = Annotated[

@@ -7,7 +7,9 @@ cloud kernel and bootscope's initramfs, resolved and built here, unless the vari
 (``examples/labgrid-qemu.yaml`` is such a board: labgrid's QEMU driver). ``LG_BOOTSCOPE_UBOOT`` and
 ``LG_BOOTSCOPE_UBOOT_DISK`` give Debian's U-Boot for QEMU and a disk it boots the same kernel and
 initramfs from (``examples/labgrid-uboot-qemu.yaml``: a board with a real boot loader, whose
-bootstage report is in every boot's numbers). ``LG_BOOTSCOPE_IMAGE_DISK``, ``_KERNEL`` and
+bootstage report is in every boot's numbers). ``LG_BOOTSCOPE_SHELL_INITRD`` is bootscope's shell
+initramfs carrying that kernel (``examples/labgrid-shell-qemu.yaml``: a board that reboots cold, warm
+and by kexec from its own shell). ``LG_BOOTSCOPE_IMAGE_DISK``, ``_KERNEL`` and
 ``_INITRD`` are the files of the system image ``LG_BOOTSCOPE_IMAGE`` names
 (``examples/labgrid-image-qemu.yaml``: a whole Debian system to its login prompt).
 """
@@ -25,6 +27,7 @@ from bootscope.lab import runner
 from bootscope.lab.plans.board import BoardPlan, parse_board
 from bootscope.lab.plans.boot import resolve_seed
 from bootscope.lab.progress import Reporter
+from bootscope.lab.qemu.shell_initramfs import build_shell_initramfs
 from bootscope.lab.qemu.uboot import PACKAGE as UBOOT_PACKAGE
 from bootscope.lab.qemu.uboot import boot_disk, uboot_rom
 from bootscope.lab.runner import RunResult
@@ -38,7 +41,14 @@ KERNEL_VARIABLE = "LG_BOOTSCOPE_KERNEL"
 INITRD_VARIABLE = "LG_BOOTSCOPE_INITRD"
 UBOOT_VARIABLE = "LG_BOOTSCOPE_UBOOT"
 UBOOT_DISK_VARIABLE = "LG_BOOTSCOPE_UBOOT_DISK"
-EXAMPLE_VARIABLES = (KERNEL_VARIABLE, INITRD_VARIABLE, UBOOT_VARIABLE, UBOOT_DISK_VARIABLE)
+SHELL_INITRD_VARIABLE = "LG_BOOTSCOPE_SHELL_INITRD"
+EXAMPLE_VARIABLES = (
+    KERNEL_VARIABLE,
+    INITRD_VARIABLE,
+    UBOOT_VARIABLE,
+    UBOOT_DISK_VARIABLE,
+    SHELL_INITRD_VARIABLE,
+)
 # A system image built by `bootscope image build`, named by LG_BOOTSCOPE_IMAGE: its files' variables
 IMAGE_VARIABLE = "LG_BOOTSCOPE_IMAGE"
 IMAGE_PATHS = {
@@ -92,7 +102,7 @@ def provide_example_paths(plan: BoardPlan, qemu: LocalQemu | None = None) -> lis
     qemu = qemu or LocalQemu()
     kernel: Path | None = None
     initrd: Path | None = None
-    if {KERNEL_VARIABLE, UBOOT_DISK_VARIABLE} & set(wanted):
+    if {KERNEL_VARIABLE, UBOOT_DISK_VARIABLE, SHELL_INITRD_VARIABLE} & set(wanted):
         kernel = Path(os.environ.get(KERNEL_VARIABLE) or qemu.resolve_kernel(EXAMPLE_KERNEL).image)
     if {INITRD_VARIABLE, UBOOT_DISK_VARIABLE} & set(wanted):
         initrd = Path(os.environ.get(INITRD_VARIABLE) or qemu.build_initramfs((), ()))
@@ -103,6 +113,10 @@ def provide_example_paths(plan: BoardPlan, qemu: LocalQemu | None = None) -> lis
         elif name == INITRD_VARIABLE:
             os.environ[name] = str(initrd)
             notes.append(f"{name}={initrd} (bootscope's initramfs)")
+        elif name == SHELL_INITRD_VARIABLE:
+            assert kernel is not None
+            os.environ[name] = str(build_shell_initramfs(kernel))
+            notes.append(f"{name}={os.environ[name]} (bootscope's shell initramfs, carrying {kernel.name})")
         elif name == UBOOT_VARIABLE:
             os.environ[name] = str(uboot_rom())
             notes.append(f"{name}={os.environ[name]} (Debian's {UBOOT_PACKAGE})")

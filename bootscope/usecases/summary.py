@@ -12,15 +12,22 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from bootscope.lab.plans.board import REBOOT_COLD, REBOOT_KEXEC
 from bootscope.metrics import (
     BOARD_METRICS,
+    BOARD_REBOOT_METRICS,
     COMPARED_METRICS,
     IMAGE_COMPARED_METRICS,
     IMAGE_SUMMARY_METRICS,
+    KERNEL_INIT_S,
+    KEXEC_DOWNTIME_S,
     KEXEC_METRICS,
+    POWERON_TO_KERNEL_S,
     PREKERNEL_METRICS,
+    RESTART_TO_MARKER_S,
     SSH_METRICS,
     SUMMARY_METRICS,
+    USERSPACE_S,
     unit_of,
 )
 from bootscope.model import Comparison, LikeForLike, Outcome
@@ -153,11 +160,26 @@ def workload_metrics(plan: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple[st
     if plan.get("workload") == "ssh":  # a machine rebooted over SSH
         return SSH_METRICS, SSH_METRICS
     if plan.get("workload") == "board":  # a board booted from power-on (labgrid)
-        return BOARD_METRICS, BOARD_METRICS
+        return board_summary_metrics(str(plan.get("reboot") or REBOOT_COLD).split(","))
     variants = plan.get("variants") or []
     if variants and all(isinstance(v, dict) and v.get("image") for v in variants):
         return IMAGE_SUMMARY_METRICS, IMAGE_COMPARED_METRICS
     return SUMMARY_METRICS, COMPARED_METRICS
+
+
+def board_summary_metrics(ways: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Return (summarised, compared) metrics of a board run rebooted ``ways``: cold boots alone, their
+    power-on metrics; with warm or kexec reboots, first the one number every way has (from the order
+    that restarted the board to its marker), then each way's own, and only what every way has is
+    compared."""
+    if all(way == REBOOT_COLD for way in ways):
+        return BOARD_METRICS, BOARD_METRICS
+    shown = [RESTART_TO_MARKER_S]
+    if REBOOT_COLD in ways:
+        shown.append(POWERON_TO_KERNEL_S)
+    shown += [name for name in BOARD_REBOOT_METRICS if name != KEXEC_DOWNTIME_S or REBOOT_KEXEC in ways]
+    shown += [KERNEL_INIT_S, USERSPACE_S]
+    return tuple(shown), (RESTART_TO_MARKER_S, KERNEL_INIT_S, USERSPACE_S)
 
 
 def summarize_run(store: Store, experiment_id: int, options: Options | None = None) -> RunSummary:
@@ -170,6 +192,12 @@ def summarize_run(store: Store, experiment_id: int, options: Options | None = No
     if experiment.plan.get("workload") == "board":  # what its console showed before the kernel
         before = tuple(name for name in PREKERNEL_METRICS if any(store.samples(experiment.id, name).values()))
         shown, compared = (*shown[:1], *before, *shown[1:]), (*compared[:1], *before, *compared[1:])
+        # a reboot's own metrics where a boot has them (none has reboot_blind_s under -icount)
+        shown = tuple(
+            name
+            for name in shown
+            if name not in BOARD_REBOOT_METRICS or any(store.samples(experiment.id, name).values())
+        )
     comparisons, notes = compare_variants(
         {metric: store.samples(experiment.id, metric) for metric in compared}, names, options
     )

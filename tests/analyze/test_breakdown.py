@@ -19,6 +19,7 @@ from bootscope.metrics import (
     REBOOT_DOWNTIME_S,
     REBOOT_SHUTDOWN_S,
     REBOOT_STOP_S,
+    RESTART_TO_MARKER_S,
     UNITS,
 )
 from bootscope.model import LogLine
@@ -150,10 +151,17 @@ def test_definitions_cover_the_metrics() -> None:
     assert set(UNITS) == set(DEFINITIONS)
     # A boot log's metrics are all seconds; a latency run's are microseconds and never in a boot log,
     # nor are the reboot times an SSH target measures from outside the machine, nor a board's time
-    # from the power-on order (labgrid), which no log holds.
+    # from the power-on order or a reboot's order to its marker (labgrid), which no log holds.
     assert {UNITS[name] for name in BOOT_LOG_DEFINITIONS} == {"s"}
     assert {UNITS[name] for name in LATENCY_METRICS} == {"us"}
-    outside = {REBOOT_DOWNTIME_S, REBOOT_SHUTDOWN_S, REBOOT_STOP_S, REBOOT_BLIND_S, POWERON_TO_KERNEL_S}
+    outside = {
+        REBOOT_DOWNTIME_S,
+        REBOOT_SHUTDOWN_S,
+        REBOOT_STOP_S,
+        REBOOT_BLIND_S,
+        POWERON_TO_KERNEL_S,
+        RESTART_TO_MARKER_S,
+    }
     assert {UNITS[name] for name in outside} == {"s"}
     assert set(DEFINITIONS) - set(BOOT_LOG_DEFINITIONS) == set(LATENCY_METRICS) | outside
 

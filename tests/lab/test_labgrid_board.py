@@ -123,7 +123,7 @@ def test_bad_board_runs_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixtu
     for args, message in (
         (["run", "labgrid:/no/such.yaml", "--db", db], "no environment file"),
         (["run", f"labgrid:{EXAMPLE}", "--smp", "2", "--db", db], "QEMU options do not apply"),
-        (["run", f"labgrid:{EXAMPLE}", "--reboot", "warm", "--db", db], "reboots cold"),
+        (["run", f"labgrid:{EXAMPLE}", "--reboot", "hot", "--db", db], "reboots cold, warm, kexec"),
     ):
         code = run_in_process(*args)
         err = capsys.readouterr().err.strip()

@@ -1,8 +1,11 @@
 """A board experiment's plan: a board reached through labgrid (``labgrid:ENV.yaml[:TARGET]``) booted
 from power-on again and again, every boot timed from the power-on order to a console marker.
 
-One variant for now, named by how the board is rebooted: ``cold`` (power off, power on). Warm and
-kexec reboots through labgrid's shell drivers, as variants of the same experiment, are not here yet.
+Its variants are the ways the board is rebooted (``--reboot cold,warm,kexec``), interleaved like any
+variants: ``cold`` (power off, power on), ``warm`` (``reboot`` on the board's shell: the firmware
+and the boot loader again) and ``kexec`` (the running kernel loaded again with kexec-tools and
+started without them). Warm and kexec reboots need a shell: the labgrid target's ``ShellDriver``
+(its console) or ``SSHDriver``.
 """
 
 from __future__ import annotations
@@ -18,7 +21,9 @@ from bootscope.lab.plans.settings import RunSettings, check_settings
 
 LABGRID_PREFIX = "labgrid:"
 REBOOT_COLD = "cold"
-REBOOTS = (REBOOT_COLD,)
+REBOOT_WARM = "warm"
+REBOOT_KEXEC = "kexec"
+REBOOTS = (REBOOT_COLD, REBOOT_WARM, REBOOT_KEXEC)
 DEFAULT_TARGET = "main"
 BOARD_TIMEOUT_S = 120.0
 
@@ -56,8 +61,8 @@ def parse_board(text: str) -> BoardSpec:
 @dataclass(frozen=True, slots=True)
 class BoardPlan:
     """Boot the board ``board`` (``labgrid:ENV:TARGET``) ``samples_per_variant`` times after
-    ``warmup_per_variant`` warm-ups, rebooting it the ``reboot`` way; a boot ends at the first console
-    line that matches ``marker`` (a regex) or after ``timeout_s``."""
+    ``warmup_per_variant`` warm-ups for each way ``reboot`` names (comma-separated: the variants); a
+    boot ends at the first console line that matches ``marker`` (a regex) or after ``timeout_s``."""
 
     board: str
     seed: int
@@ -73,10 +78,25 @@ class BoardPlan:
             warmup_per_variant=self.warmup_per_variant,
             timeout_s=self.timeout_s,
         )
-        if self.reboot not in REBOOTS:
-            raise InputError(f"--reboot {self.reboot}: a labgrid board reboots {', '.join(REBOOTS)} for now")
+        ways = self.reboot.split(",")
+        unknown = [way for way in ways if way not in REBOOTS]
+        if unknown or len(set(ways)) != len(ways):
+            raise InputError(
+                f"--reboot {self.reboot}: a labgrid board reboots {', '.join(REBOOTS)}, each named once"
+                " (comma-separated: the variants of one run)"
+            )
         if not self.marker:
             raise InputError("--marker must not be empty")
+
+    @property
+    def reboots(self) -> tuple[str, ...]:
+        """The ways the board is rebooted, in the order given: the run's variants."""
+        return tuple(self.reboot.split(","))
+
+    @property
+    def needs_shell(self) -> bool:
+        """Whether a variant reboots the board through its shell (warm or kexec)."""
+        return any(way != REBOOT_COLD for way in self.reboots)
 
     def settings(self) -> RunSettings:
         """One boot at a time: one board."""

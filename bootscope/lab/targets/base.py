@@ -9,7 +9,7 @@ a capability, one protocol each:
 - :class:`Reboots`: a machine reached by a shell that reboots (its boot id, a reboot ordered by
   kexec or firmware, the console lines since a moment).
 - :class:`PowersOn`: a board whose power is switched and whose console is read (labgrid): a boot
-  from power-on.
+  from power-on, and warm and kexec reboots ordered on its shell.
 
 A workload states what it needs (``Workload.needs``); :func:`require` checks it once, when the run
 starts and before anything is stored, and says in one line which capability the target lacks. The
@@ -188,11 +188,37 @@ class PowersOn(Target, Protocol):
         """Reach the board and hold what it needs (a labgrid place is acquired); raises BootError
         when it cannot be reached. Safe to call twice; :meth:`power_cycle` opens it when needed."""
 
-    def power_cycle(self, timeout_s: float, marker_regex: str, on_line: LineCallback | None) -> Boot:
+    def power_cycle(
+        self,
+        timeout_s: float,
+        marker_regex: str,
+        on_line: LineCallback | None,
+        keep_on: bool = False,
+        on_start: StartCallback | None = None,
+    ) -> Boot:
         """Switch the board off (if on) and on, read its console until a line matches
-        ``marker_regex`` or ``timeout_s`` passes, switch it off; return the boot, its lines stamped
-        on arrival and ``host_start_ns`` the power-on order. Raises BootError when the power or the
-        console cannot be driven."""
+        ``marker_regex`` or ``timeout_s`` passes, switch it off (unless ``keep_on`` and it reached the
+        marker: a warm or kexec reboot may follow); return the boot, its lines stamped on arrival and
+        ``host_start_ns`` the power-on order. ``on_start`` gets the pid of the board's process on this
+        host, where it is one (labgrid's QEMU). Raises BootError when the power or the console cannot
+        be driven."""
+
+    def check_shell(self) -> None:
+        """Raise BootError in one line when the board has no shell to order a warm or kexec reboot on."""
+
+    def reboot(
+        self,
+        way: str,
+        timeout_s: float,
+        marker_regex: str,
+        on_line: LineCallback | None,
+        on_start: StartCallback | None = None,
+    ) -> Boot:
+        """Reboot the running board ``way`` (warm or kexec) through its shell, reading its console
+        until the new boot's marker; return the boot, its lines since the order and
+        ``host_start_ns`` the order (a board that is not up is booted from power-on first); ``on_start``
+        as for :meth:`power_cycle`. Raises BootError when the power, the console or the shell cannot
+        be driven."""
 
     def close(self) -> None:
         """Switch the board off and let go of it (a labgrid place is released); safe to call twice."""

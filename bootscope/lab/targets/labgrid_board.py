@@ -5,6 +5,9 @@ from, then the console read until the marker, each line stamped on this host whe
 QEMU console is), then off again. labgrid is imported when a board is first used: no other command
 pays for it.
 
+A warm or kexec reboot (:meth:`LabgridBoard.reboot`) is ordered on the board's shell
+(:mod:`bootscope.lab.targets.labgrid_shell`) and timed from the order, its console read the same way.
+
 A target that reaches its board through a place on a labgrid coordinator (a ``RemotePlace``
 resource) has the place acquired when the board is opened and released when it is closed, however
 bootscope ends (see :mod:`bootscope.lab.targets.labgrid_place`).
@@ -19,19 +22,33 @@ import contextlib
 import re
 import sys
 import time
+from dataclasses import dataclass, field
 from typing import Any
 
 from bootscope.errors import BootError
 from bootscope.lab.hostinfo import measuring_host
-from bootscope.lab.plans.board import BoardSpec, parse_board
+from bootscope.lab.plans.board import REBOOT_KEXEC, BoardSpec, parse_board
 from bootscope.lab.qemu.process import LineSplitter
-from bootscope.lab.targets.base import LineCallback
+from bootscope.lab.targets.base import LineCallback, StartCallback
 from bootscope.lab.targets.labgrid_place import Place, PlaceHold, places_of
+from bootscope.lab.targets.labgrid_shell import BoardShell, one_line
 from bootscope.model import Boot, LogLine, Outcome
+from bootscope.parse.patterns import CONSOLE_BANNER_RE
 
 READ_BYTES = 4096
 READ_WAIT_S = 0.2  # the longest one console read waits; Ctrl-C and the timeout are seen this often
+DRAIN_QUIET_S = 0.3  # before a reboot's order: the console is drained until quiet this long
+DRAIN_MAX_S = 10.0  # ... or for this long at most
 _PANIC = re.compile(r"Kernel panic - not syncing")
+
+
+@dataclass(slots=True)
+class _Read:
+    """What one read of the console until a marker saw: the lines, the outcome and why."""
+
+    lines: list[LogLine] = field(default_factory=list)
+    outcome: Outcome = Outcome.TIMEOUT
+    reason: str = ""
 
 
 class LabgridBoard:
@@ -44,6 +61,8 @@ class LabgridBoard:
         self._power: Any = None
         self._console: Any = None
         self._holds: list[PlaceHold] = []
+        self._shell: BoardShell | None = None
+        self._up = False  # the board booted to its marker and was left on (a shell may be reached)
 
     @property
     def name(self) -> str:
@@ -80,7 +99,7 @@ class LabgridBoard:
             env = Environment(config_file=str(self.spec.env))
             places = places_of(env.config, self.spec.target)
         except Exception as error:  # labgrid raises its own errors for a bad environment
-            raise BootError(f"labgrid: {self.spec.env}: {_one_line(error)}") from None
+            raise BootError(f"labgrid: {self.spec.env}: {one_line(error)}") from None
         try:
             self._hold(places)
             target = self._target_of(env)
@@ -95,7 +114,7 @@ class LabgridBoard:
             self._console = target.get_driver("ConsoleProtocol")
         except Exception as error:
             self._release()
-            raise BootError(f"labgrid: target {self.spec.target!r}: {_one_line(error)}") from None
+            raise BootError(f"labgrid: target {self.spec.target!r}: {one_line(error)}") from None
         self._target = target
 
     def _hold(self, places: list[Place]) -> None:
@@ -108,7 +127,7 @@ class LabgridBoard:
         try:
             return env.get_target(self.spec.target)
         except Exception as error:  # labgrid raises its own errors (a place's resources, a driver)
-            raise BootError(f"labgrid: {self.spec.env}: {_one_line(error)}") from None
+            raise BootError(f"labgrid: {self.spec.env}: {one_line(error)}") from None
 
     def _release(self) -> list[str]:
         problems = []
@@ -119,45 +138,147 @@ class LabgridBoard:
                 problems.append(f"labgrid: place {hold.place.name!r} not released: {problem}")
         return problems
 
-    def power_cycle(self, timeout_s: float, marker_regex: str, on_line: LineCallback | None) -> Boot:
+    def power_cycle(
+        self,
+        timeout_s: float,
+        marker_regex: str,
+        on_line: LineCallback | None,
+        keep_on: bool = False,
+        on_start: StartCallback | None = None,
+    ) -> Boot:
         """Boot the board once from power-on (see the module's docstring); raises BootError when labgrid
         cannot drive its power or console, KeyboardInterrupt when ``on_line`` raises it (the board is
-        switched off either way)."""
+        switched off either way, and after the boot unless ``keep_on`` and it reached its marker)."""
         self.open()
-        marker = re.compile(marker_regex)
-        splitter = LineSplitter()
-        lines: list[LogLine] = []
-        outcome, reason = Outcome.TIMEOUT, f"no marker within {timeout_s:g} s of power-on"
+        self._up = False
         self._switch(on=False)
         start_ns = time.monotonic_ns()
         try:
             self._switch(on=True)
-            deadline_ns = start_ns + int(timeout_s * 1e9)
-            while time.monotonic_ns() < deadline_ns:
-                wait_s = min(READ_WAIT_S, (deadline_ns - time.monotonic_ns()) / 1e9)
-                for line in splitter.feed(self._read(max(wait_s, 0.001)), time.monotonic_ns()):
-                    lines.append(line)
-                    if on_line is not None:
-                        on_line(line)
-                    if _PANIC.search(line.text):
-                        outcome, reason = Outcome.PANIC, line.text.strip()[:200]
-                    if marker.search(line.text) and outcome is not Outcome.PANIC:
-                        outcome, reason = Outcome.OK, ""
-                if outcome is not Outcome.TIMEOUT:
-                    break
-            lines += splitter.flush(time.monotonic_ns())
-        finally:
-            end_ns = time.monotonic_ns()
+            read = self._read_until(
+                start_ns, timeout_s, re.compile(marker_regex), on_line, banner_first=False
+            )
+        except BaseException:
+            self._switch(on=False)
+            raise
+        end_ns = time.monotonic_ns()
+        self._up = keep_on and read.outcome is Outcome.OK
+        if not self._up:
             self._switch(on=False)
         return Boot(
-            lines=tuple(lines),
-            outcome=outcome,
-            reason=reason,
+            lines=tuple(read.lines),
+            outcome=read.outcome,
+            reason=read.reason
+            if read.outcome is not Outcome.TIMEOUT
+            else f"no marker within {timeout_s:g} s of power-on",
             machine=self.name,
             host_start_ns=start_ns,
             host_end_ns=end_ns,
             command=("labgrid", str(self.spec.env), self.spec.target),
         )
+
+    def check_shell(self) -> None:
+        """Raise BootError in one line when the target has no shell driver (opening the board first)."""
+        self.open()
+        self._shell = self._shell or BoardShell(self._target, self.spec.target)
+
+    def reboot(
+        self,
+        way: str,
+        timeout_s: float,
+        marker_regex: str,
+        on_line: LineCallback | None,
+        on_start: StartCallback | None = None,
+    ) -> Boot:
+        """Reboot the board the ``way`` given (warm or kexec) through its shell and read its console
+        until the new boot's marker (a line after the new kernel's banner); return the boot, its lines
+        since the order and ``host_start_ns`` the order. A board that is not up is first booted from
+        power-on (not measured). Raises BootError when labgrid cannot reach its power, console or shell,
+        KeyboardInterrupt when ``on_line`` raises it (the board is switched off then)."""
+        self.open()
+        command: tuple[str, ...] = ("labgrid", str(self.spec.env), self.spec.target)
+        if not self._up:
+            first = self.power_cycle(timeout_s, marker_regex, None, keep_on=True)
+            if first.outcome is not Outcome.OK:
+                reason = f"the board did not come up before the {way} reboot: {first.reason}"
+                return Boot((), first.outcome, reason, machine=self.name, command=command)
+        shell = self._shell or BoardShell(self._target, self.spec.target)
+        self._shell, self._up = shell, False
+        self._tell_pid(on_start)
+        shell.reach()
+        if way == REBOOT_KEXEC:
+            loading, problem = shell.load_kexec()
+            command = (*command, loading)
+            if problem:
+                self._up = True  # nothing happened to the running system
+                return Boot((), Outcome.KEXEC_ERROR, problem, machine=self.name, command=command)
+        self._drain()
+        try:
+            order, start_ns = shell.order(way, self._console.write)
+            read = self._read_until(start_ns, timeout_s, re.compile(marker_regex), on_line, banner_first=True)
+        except BaseException:
+            self._switch(on=False)
+            raise
+        self._up = read.outcome is Outcome.OK
+        reason = (
+            read.reason
+            if read.outcome is not Outcome.TIMEOUT
+            else f"no marker within {timeout_s:g} s of the {way} reboot's order"
+        )
+        return Boot(
+            lines=tuple(read.lines),
+            outcome=read.outcome,
+            reason=reason,
+            machine=self.name,
+            host_start_ns=start_ns,
+            host_end_ns=time.monotonic_ns(),
+            command=(*command, order),
+        )
+
+    def _read_until(
+        self,
+        start_ns: int,
+        timeout_s: float,
+        marker: re.Pattern[str],
+        on_line: LineCallback | None,
+        banner_first: bool,
+    ) -> _Read:
+        """Read the console until a line matches ``marker`` (after a kernel's banner when
+        ``banner_first``: an old system's lines are not the new boot's), a panic, or ``timeout_s``
+        from ``start_ns``; every line stamped on arrival."""
+        splitter = LineSplitter()
+        read = _Read()
+        seen_banner = not banner_first
+        deadline_ns = start_ns + int(timeout_s * 1e9)
+        while time.monotonic_ns() < deadline_ns:
+            wait_s = min(READ_WAIT_S, (deadline_ns - time.monotonic_ns()) / 1e9)
+            for line in splitter.feed(self._read(max(wait_s, 0.001)), time.monotonic_ns()):
+                read.lines.append(line)
+                if on_line is not None:
+                    on_line(line)
+                seen_banner = seen_banner or CONSOLE_BANNER_RE.search(line.text) is not None
+                if _PANIC.search(line.text):
+                    read.outcome, read.reason = Outcome.PANIC, line.text.strip()[:200]
+                if seen_banner and marker.search(line.text) and read.outcome is not Outcome.PANIC:
+                    read.outcome, read.reason = Outcome.OK, ""
+            if read.outcome is not Outcome.TIMEOUT:
+                break
+        read.lines += splitter.flush(time.monotonic_ns())
+        return read
+
+    def _tell_pid(self, on_start: StartCallback | None) -> None:
+        """Hand ``on_start`` the pid of the board's process on this host, where it is one (labgrid's
+        QEMU driver): its CPU time is then the boot's own, not other processes' load."""
+        child = getattr(self._power, "_child", None)
+        if on_start is not None and child is not None and child.poll() is None:
+            on_start(int(child.pid))
+
+    def _drain(self) -> None:
+        """Read and drop what the console holds (the last boot's lines after its marker), until it is
+        quiet for DRAIN_QUIET_S or DRAIN_MAX_S have passed."""
+        deadline_ns = time.monotonic_ns() + int(DRAIN_MAX_S * 1e9)
+        while time.monotonic_ns() < deadline_ns and self._read(DRAIN_QUIET_S):
+            pass
 
     def _read(self, wait_s: float) -> bytes:
         try:
@@ -165,7 +286,7 @@ class LabgridBoard:
         except Exception as error:
             if type(error).__name__ == "TIMEOUT":  # pexpect's, raised by labgrid for no data
                 return b""
-            raise BootError(f"labgrid: the console of {self.spec.target!r}: {_one_line(error)}") from None
+            raise BootError(f"labgrid: the console of {self.spec.target!r}: {one_line(error)}") from None
         return bytes(data or b"")
 
     def _switch(self, on: bool) -> None:
@@ -177,7 +298,7 @@ class LabgridBoard:
         except Exception as error:
             state = "on" if on else "off"
             raise BootError(
-                f"labgrid: cannot switch {self.spec.target!r} {state}: {_one_line(error)}"
+                f"labgrid: cannot switch {self.spec.target!r} {state}: {one_line(error)}"
             ) from None
 
     def close(self) -> None:
@@ -185,6 +306,7 @@ class LabgridBoard:
         A place that could not be released is named on standard error (nothing is raised: this runs
         when a run ends, however it ends)."""
         target, self._target = self._target, None
+        self._up, self._shell = False, None
         if target is not None:
             with contextlib.suppress(Exception):
                 self._power.off()
@@ -192,8 +314,3 @@ class LabgridBoard:
                 target.deactivate_all_drivers()
         for problem in self._release():
             print(f"bootscope: warning: {problem}", file=sys.stderr)
-
-
-def _one_line(error: BaseException) -> str:
-    text = " ".join(str(error).split()) or type(error).__name__
-    return text[:300]

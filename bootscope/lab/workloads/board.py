@@ -12,23 +12,27 @@ from __future__ import annotations
 
 import atexit
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from bootscope.analyze.captured import measure
-from bootscope.lab.plans.board import BoardPlan, board_plan_from_dict
+from bootscope.lab.plans.board import REBOOT_COLD, REBOOT_KEXEC, BoardPlan, board_plan_from_dict
 from bootscope.lab.plans.schedule import Slot
 from bootscope.lab.plans.settings import RunSettings
 from bootscope.lab.qemu.accel import AccelChoice
 from bootscope.lab.targets.base import POWERS_ON, Target, TargetSpec, powered
 from bootscope.lab.workloads.protocol import SlotRun
+from bootscope.lab.workloads.ssh_timeline import Timeline, console_marks, new_boot_start, reboot_metrics
 from bootscope.metrics import (
     BOOT_METRICS,
     HOST_KERNEL_START_S,
+    HOST_WALL_S,
     KERNEL_INIT_S,
     POWERON_TO_KERNEL_S,
     PREKERNEL_METRICS,
+    RESTART_TO_MARKER_S,
 )
+from bootscope.model import Boot
 from bootscope.store.records import BootRecord, VariantRecord
 
 ACCEL = "hardware"
@@ -37,7 +41,7 @@ ACCEL_REASON = "a board powered through labgrid: it boots on its own hardware, b
 
 @dataclass(slots=True)
 class BoardWorkload:
-    """The plan's one variant (its reboot), one boot of the board per slot."""
+    """The plan's variants (the ways the board is rebooted), one boot of the board per slot."""
 
     plan: BoardPlan
     kind: ClassVar[str] = "board"
@@ -54,8 +58,8 @@ class BoardWorkload:
 
     @property
     def variants(self) -> tuple[str, ...]:
-        """One variant, named by the reboot."""
-        return (self.plan.reboot,)
+        """One variant per way the board is rebooted (cold, warm, kexec)."""
+        return self.plan.reboots
 
     @property
     def records_per_slot(self) -> int:
@@ -90,10 +94,11 @@ class BoardWorkload:
         return {"workload": self.kind, **self.plan.to_dict()}
 
     def variant_records(self) -> list[VariantRecord]:
-        """Return the variant's options for the store."""
+        """Return the variants' options for the store."""
         plan = self.plan
         return [
-            VariantRecord(plan.reboot, {"board": plan.board, "reboot": plan.reboot, "marker": plan.marker})
+            VariantRecord(way, {"board": plan.board, "reboot": way, "marker": plan.marker})
+            for way in plan.reboots
         ]
 
     def choose_accel(self, target: Target, requested: str, reprobe: bool = False) -> AccelChoice:
@@ -101,11 +106,14 @@ class BoardWorkload:
         return AccelChoice(ACCEL, ACCEL_REASON)
 
     def prepare(self, target: Target, accel: str) -> list[str]:
-        """Check the target is a board, reach it (its labgrid places acquired) before anything is
-        stored, and let it go (off, places released) when the process ends at the latest; no notes."""
+        """Check the target is a board, reach it (its labgrid places acquired) and, for warm or kexec
+        reboots, its shell driver before anything is stored, and let it go (off, places released) when
+        the process ends at the latest; no notes."""
         board = powered(target, self.kind)
         atexit.register(board.close)
         board.open()
+        if self.plan.needs_shell:
+            board.check_shell()
         return []
 
     def slot_done(self, slot: Slot, records: Sequence[BootRecord]) -> bool:
@@ -113,17 +121,20 @@ class BoardWorkload:
         return bool(records)
 
     def run_slot(self, run: SlotRun, target: Target) -> None:
-        """Boot the board once from power-on and emit the boot, unless Ctrl-C stopped it."""
+        """Boot the board once the slot's way (from power-on, or a warm or kexec reboot through its
+        shell) and emit the boot, unless Ctrl-C stopped it."""
         board = powered(target, self.kind)
         plan = self.plan
-        boot = board.power_cycle(plan.timeout_s, plan.marker, run.on_line)
+        way = run.slot.variant
+        if way == REBOOT_COLD:
+            boot = board.power_cycle(plan.timeout_s, plan.marker, run.on_line, plan.needs_shell, run.on_start)
+        else:
+            boot = board.reboot(way, plan.timeout_s, plan.marker, run.on_line, run.on_start)
         if run.cancelled():
             raise KeyboardInterrupt
-        found, release, note = measure(boot, plan.marker, None, (*BOOT_METRICS, *PREKERNEL_METRICS))
-        metrics = {name: value for name, value in found.items() if name != HOST_KERNEL_START_S}
-        metrics[POWERON_TO_KERNEL_S] = found.get(HOST_KERNEL_START_S)
+        metrics, release, note = board_metrics(boot, way, plan.marker)
         record = BootRecord(
-            variant=plan.reboot,
+            variant=way,
             index=run.first_index,
             warmup=run.slot.warmup,
             outcome=boot.outcome.value,
@@ -135,3 +146,27 @@ class BoardWorkload:
             metrics=metrics,
         )
         run.emit(record, boot.lines)
+
+
+def board_metrics(boot: Boot, way: str, marker: str) -> tuple[dict[str, float | None], str | None, str]:
+    """Return (metrics, kernel release, note) of one board boot ``way`` (see the registry): a cold
+    boot's from power-on; a warm or kexec reboot's from its order, the new boot's own read from its
+    lines after the old kernel's last one."""
+    if not boot.lines:
+        return {}, None, ""
+    lines = boot.lines
+    if way != REBOOT_COLD:
+        lines = lines[new_boot_start(lines) or 0 :]
+    found, release, note = measure(
+        replace(boot, lines=lines), marker, None, (*BOOT_METRICS, *PREKERNEL_METRICS)
+    )
+    metrics = {name: value for name, value in found.items() if name not in (HOST_KERNEL_START_S, HOST_WALL_S)}
+    restart = found.get(HOST_WALL_S)
+    if way == REBOOT_COLD:
+        metrics[POWERON_TO_KERNEL_S] = found.get(HOST_KERNEL_START_S)
+        metrics[HOST_WALL_S] = restart
+    else:
+        ordered = Timeline(ordered_ns=boot.host_start_ns, marks=console_marks(boot.lines))
+        metrics |= reboot_metrics(ordered, kexec=way == REBOOT_KEXEC)
+    metrics[RESTART_TO_MARKER_S] = restart
+    return metrics, release, note

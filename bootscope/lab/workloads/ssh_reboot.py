@@ -23,6 +23,7 @@ from bootscope import defaults
 from bootscope.errors import BootError
 from bootscope.lab.plans.ssh import REBOOT_KEXEC, SshPlan, SshVariant
 from bootscope.lab.targets.base import Reboots
+from bootscope.lab.targets.reboot_commands import kexec_load_command, order_command
 from bootscope.lab.targets.ssh_client import SshResult, first_error_line, refusal
 from bootscope.lab.targets.ssh_machine import PROBE_CONNECT_S, PROBE_PAUSE_S, PROBE_TIMEOUT_S, boot_id_command
 from bootscope.lab.workloads.ssh_collect import (
@@ -49,6 +50,7 @@ __all__ = [
     "Timeline",
     "classify",
     "console_marks",
+    "kexec_load_command",
     "load_command",
     "measure_reboot",
     "order_command",
@@ -80,26 +82,9 @@ def load_command(plan: SshPlan, variant: SshVariant, root: str) -> str:
     """Return the shell command that loads ``variant``'s kernel with kexec-tools: its kernel and
     initrd (default: the running kernel's files in /boot, the initrd only where it exists) and its
     command line (the run's base command line plus ``append``, or ``append`` alone)."""
-    kernel = shlex.quote(variant.kernel) if variant.kernel else '"/boot/vmlinuz-$(uname -r)"'
-    initrd = shlex.quote(variant.initrd) if variant.initrd else '"/boot/initrd.img-$(uname -r)"'
     base = " ".join(w for w in (plan.base_cmdline or "").split() if not w.startswith("BOOT_IMAGE="))
     cmdline = f"{base} {variant.append}".strip() if variant.reuse_cmdline else variant.append.strip()
-    use_initrd = "true" if variant.initrd else '[ -e "$i" ]'
-    checks = " -i" if plan.no_checks else ""
-    return (
-        f'k={kernel}; i={initrd}; set --; if {use_initrd}; then set -- --initrd="$i"; fi; '
-        f'{root}kexec -l "$k" "$@" --command-line={shlex.quote(cmdline)}{checks}'
-    )
-
-
-def order_command(reboot: str, root: str) -> str:
-    """Return the shell command that orders the reboot and returns at once: systemd's clean
-    ``kexec``/``reboot`` where systemd runs, else ``kexec -e``/``reboot`` a second later."""
-    verb, bare = ("kexec", "kexec -e") if reboot == REBOOT_KEXEC else ("reboot", "reboot")
-    return (
-        f"if [ -d /run/systemd/system ]; then {root}systemctl --no-block {verb}; "
-        f"else {root}sh -c 'nohup sh -c \"sleep 1; {bare}\" >/dev/null 2>&1 &'; fi"
-    )
+    return kexec_load_command(variant.kernel, variant.initrd, shlex.quote(cmdline), plan.no_checks, root)
 
 
 def measure_reboot(

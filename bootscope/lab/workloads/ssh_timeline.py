@@ -43,6 +43,18 @@ class ConsoleMarks:
         return self.init_ns - round(self.init_printk_s * 1e9)
 
 
+def new_boot_start(lines: Sequence[LogLine]) -> int | None:
+    """Return the index in ``lines`` (console lines since the order) of the first line after the old
+    kernel's last line: its last line with a printk stamp before the new kernel's banner (what follows
+    is the firmware's and the boot loader's, then the new kernel's), else the line before the banner;
+    None without a banner."""
+    banner = max((i for i, line in enumerate(lines) if CONSOLE_BANNER_RE.search(line.text)), default=None)
+    if banner is None:
+        return None
+    stamped = (i for i in range(banner - 1, -1, -1) if PRINTK_STAMP_RE.search(lines[i].text))
+    return next(stamped, banner - 1) + 1
+
+
 def console_marks(lines: Sequence[LogLine]) -> ConsoleMarks:
     """Return the marks of the last kernel start in ``lines`` (console lines since the order)."""
     banner = max((i for i, line in enumerate(lines) if CONSOLE_BANNER_RE.search(line.text)), default=None)
@@ -50,7 +62,8 @@ def console_marks(lines: Sequence[LogLine]) -> ConsoleMarks:
         return ConsoleMarks()
     init = next((line for line in lines[banner:] if CONSOLE_RUN_INIT_RE.search(line.text)), None)
     stamp = PRINTK_STAMP_RE.search(init.text) if init is not None else None
-    last_old = lines[banner - 1].host_ns if banner > 0 else None
+    start = new_boot_start(lines)
+    last_old = lines[start - 1].host_ns if start else None
     return ConsoleMarks(
         last_old_ns=last_old,
         banner_ns=lines[banner].host_ns,

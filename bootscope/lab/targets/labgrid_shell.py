@@ -1,0 +1,100 @@
+"""A labgrid board's shell, for warm and kexec reboots: the target's ``CommandProtocol`` driver
+(labgrid's ``ShellDriver`` on the console, or its ``SSHDriver``), logged in again after every reboot.
+
+The reboot order goes the way that lets its moment be known: through a ``ShellDriver`` it is
+written to the console as a command line and not waited for (the shell that runs it goes down with
+the system); through any other driver it is a command that returns at once (systemd's
+``--no-block`` order, else the order carried out a second later, as over SSH), and the moment is
+when it returned.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from bootscope.errors import BootError
+from bootscope.lab.plans.board import REBOOT_KEXEC
+from bootscope.lab.targets.reboot_commands import kexec_load_command, order_command
+
+RUN_TIMEOUT_S = 60.0  # one command on the board's shell (kexec -l of a large kernel included)
+# The running kernel's own command line, as one shell word, for its kexec load
+CMDLINE_WORD = '"$(cat /proc/cmdline)"'
+
+
+class BoardShell:
+    """The shell of a labgrid target (its ``CommandProtocol`` driver), reached through ``target``."""
+
+    def __init__(self, target: Any, name: str) -> None:
+        self._target = target
+        self._name = name
+        try:
+            self._driver = target.get_driver("CommandProtocol", activate=False)
+        except Exception:  # labgrid's NoDriverFoundError: the environment gives no shell
+            raise BootError(
+                f"labgrid: target {name!r} has no shell (a ShellDriver or SSHDriver): a warm or kexec"
+                " reboot is ordered on the board's shell"
+            ) from None
+        self._root = ""
+
+    @property
+    def on_console(self) -> bool:
+        """Whether the shell is labgrid's ShellDriver (on the console, not over the network)."""
+        return type(self._driver).__name__ == "ShellDriver"
+
+    def reach(self) -> None:
+        """Log in again (the boot since the last login is a new system) and find how to be root.
+        Raises BootError in one line when labgrid cannot reach the shell."""
+        try:
+            self._target.deactivate(self._driver)
+            self._target.activate(self._driver)
+        except Exception as error:
+            raise BootError(f"labgrid: the shell of {self._name!r}: {one_line(error)}") from None
+        out, code = self.run("id -u")
+        if code != 0:
+            raise BootError(f"labgrid: the shell of {self._name!r} does not run commands: {out}")
+        self._root = "" if out.strip() == "0" else "sudo -n "
+
+    def run(self, command: str, timeout_s: float = RUN_TIMEOUT_S) -> tuple[str, int]:
+        """Run ``command`` on the shell; return its output (stdout and stderr, one string) and exit
+        status. Raises BootError when labgrid cannot run it."""
+        try:
+            stdout, stderr, code = self._driver.run(command, timeout=timeout_s)
+        except Exception as error:
+            raise BootError(f"labgrid: {command.split()[0]!r} on {self._name!r}: {one_line(error)}") from None
+        return "\n".join([*stdout, *stderr]), int(code)
+
+    def load_kexec(self) -> tuple[str, str | None]:
+        """Load the running kernel again with kexec-tools (its file and initrd in /boot, its command
+        line); return the command and None, or the command and why it failed (one line)."""
+        command = kexec_load_command(None, None, CMDLINE_WORD, False, self._root)
+        out, code = self.run(command)
+        if code != 0:
+            return command, f"kexec -l failed (exit {code}): {one_line(out) or 'no output'}"
+        return command, None
+
+    def order(self, way: str, write: Any) -> tuple[str, int]:
+        """Order the reboot ``way`` (warm or kexec, loaded already); return the order and its host
+        stamp (ns). ``write`` writes bytes to the console (a ShellDriver's order goes there)."""
+        if self.on_console:
+            if way == REBOOT_KEXEC:
+                root = self._root
+                verb = f"if [ -d /run/systemd/system ]; then {root}systemctl kexec; else {root}kexec -e; fi"
+            else:
+                verb = f"{self._root}reboot"
+            try:
+                write(f"{verb}\n".encode())
+            except Exception as error:
+                raise BootError(f"labgrid: the console of {self._name!r}: {one_line(error)}") from None
+            return verb, time.monotonic_ns()
+        verb = order_command(way, self._root)
+        out, code = self.run(verb)
+        if code != 0:
+            raise BootError(f"labgrid: the reboot order failed on {self._name!r}: {one_line(out)}")
+        return verb, time.monotonic_ns()
+
+
+def one_line(error: BaseException | str) -> str:
+    """Return ``error`` as one line of at most 300 characters."""
+    text = " ".join(str(error).split()) or (type(error).__name__ if isinstance(error, BaseException) else "")
+    return text[:300]
