@@ -17,8 +17,9 @@ RUN_FORMATS = ("table", "json", "mail")
 TargetArg = Annotated[
     str | None,
     typer.Argument(
-        help="local (this machine), ssh://USER@HOST[:PORT] (a machine over SSH), or a kernel for a QEMU"
-        " guest: debian:rt, debian:amd64, a path."
+        help="local (this machine), ssh://USER@HOST[:PORT] (a machine over SSH), labgrid:ENV.yaml[:TARGET]"
+        " (a board's shell, booted from power-on first), or a kernel for a QEMU guest: debian:rt,"
+        " debian:amd64, a path."
     ),
 ]
 FormatOpt = Annotated[str, typer.Option("--format", help=f"Output format: {', '.join(RUN_FORMATS)}.")]

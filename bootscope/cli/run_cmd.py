@@ -36,7 +36,8 @@ def run(
         typer.Option(
             "--variant",
             help="NAME:OPTION=VALUE,... with OPTION append, kernel, smp, mem, cpu, icount, qemu-arg, marker,"
-            " initrd, command, file, disk, image (repeat for each variant).",
+            " initrd, command, file, disk, image (repeat for each variant); labgrid: boards:"
+            " reboot=cold|warm|kexec, append=WORDS (kexec reboots only).",
         ),
     ] = None,
     plan_file: Annotated[Path | None, typer.Option("--plan", help="TOML plan (same option names).")] = None,
@@ -138,8 +139,10 @@ def run(
         from bootscope.cli.board_run import run_board_cli
         from bootscope.usecases.board import BoardRequest
 
-        qemu = any((image, append, smp, mem, cpu, icount, initrd, disk, qemu_arg, command, file, variant))
-        board = BoardRequest(kernel, reboot or "cold", samples, warmup, seed, timeout, marker)
+        qemu = any((image, append, smp, mem, cpu, icount, initrd, disk, qemu_arg, command, file))
+        board = BoardRequest(
+            kernel, reboot or "cold", samples, warmup, seed, timeout, marker, tuple(variant or ())
+        )
         return run_board_cli(board, db, as_json, meta or (), qemu_options=qemu or plan_file is not None)
     if kernel is not None and kernel.startswith("ssh://"):
         ssh_run.run_ssh(

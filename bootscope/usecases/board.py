@@ -24,7 +24,7 @@ from pathlib import Path
 
 from bootscope.errors import InputError
 from bootscope.lab import runner
-from bootscope.lab.plans.board import BoardPlan, parse_board
+from bootscope.lab.plans.board import BoardPlan, build_board_variants, parse_board
 from bootscope.lab.plans.boot import resolve_seed
 from bootscope.lab.progress import Reporter
 from bootscope.lab.qemu.shell_initramfs import build_shell_initramfs
@@ -64,7 +64,8 @@ EXAMPLE_KERNEL = "debian:cloud"
 @dataclass(frozen=True, slots=True)
 class BoardRequest:
     """A board run as asked for: the board (``labgrid:ENV[:TARGET]``), the reboot, boots and warm-ups,
-    the seed (None: drawn), the timeout of one boot (s; None: the plan's default) and the marker."""
+    the seed (None: drawn), the timeout of one boot (s; None: the plan's default), the marker and the
+    ``--variant`` texts (``NAME:reboot=WAY,append=WORDS``)."""
 
     board: str
     reboot: str
@@ -73,13 +74,15 @@ class BoardRequest:
     seed: int | None = None
     timeout_s: float | None = None
     marker: str | None = None
+    variants: tuple[str, ...] = ()
 
 
 def board_plan(request: BoardRequest) -> BoardPlan:
     """Return the plan of ``request``, its board named with the environment's absolute path so that
     ``--resume`` finds it from anywhere. Raises InputError for a bad board, setting or reboot."""
     spec = parse_board(request.board)
-    plan = BoardPlan(board=spec.url, seed=resolve_seed(request.seed), reboot=request.reboot)
+    named = build_board_variants(request.variants, request.reboot)
+    plan = BoardPlan(board=spec.url, seed=resolve_seed(request.seed), reboot=request.reboot, variants=named)
     return replace(
         plan,
         samples_per_variant=plan.samples_per_variant if request.samples is None else request.samples,
@@ -89,12 +92,13 @@ def board_plan(request: BoardRequest) -> BoardPlan:
     )
 
 
-def provide_example_paths(plan: BoardPlan, qemu: LocalQemu | None = None) -> list[str]:
-    """Set the LG_BOOTSCOPE_* variables the plan's environment file names and the caller left unset
+def provide_example_paths(board: str, qemu: LocalQemu | None = None) -> list[str]:
+    """Set the LG_BOOTSCOPE_* variables the environment file of ``board`` (``labgrid:ENV[:TARGET]``)
+    names and the caller left unset
     (Debian's cloud kernel, bootscope's initramfs, Debian's U-Boot for QEMU and a disk it boots them
     from, the files of the system image LG_BOOTSCOPE_IMAGE names); return a note per variable set.
     Raises BootError when one cannot be fetched or built, InputError for an image not named or built."""
-    text = parse_board(plan.board).env.read_text(encoding="utf-8", errors="replace")
+    text = parse_board(board).env.read_text(encoding="utf-8", errors="replace")
     notes = _image_paths([name for name in IMAGE_PATHS if _names(text, name) and name not in os.environ])
     wanted = [name for name in EXAMPLE_VARIABLES if _names(text, name) and name not in os.environ]
     if not wanted:
@@ -164,6 +168,6 @@ def run_board(
     open it), KeyboardInterrupt on Ctrl-C (the boots finished stay stored)."""
     plan = board_plan(request)
     if target is None:
-        provide_example_paths(plan)
+        provide_example_paths(plan.board)
     result = runner.start(BoardWorkload(plan), target or LocalQemu(), store, reporter, None, cancel)
     return result, summarize_run(store, result.experiment.id)

@@ -9,14 +9,15 @@ it, or resumes a stored one on the place its plan names.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bootscope.errors import InputError
 from bootscope.lab import runner
 from bootscope.lab.executors import open_executor
+from bootscope.lab.plans.board import parse_board
 from bootscope.lab.plans.boot import resolve_seed
-from bootscope.lab.plans.latency import LatencyPlan, build_latency_plan, duration_s
+from bootscope.lab.plans.latency import LABGRID_SCHEME, LatencyPlan, build_latency_plan, duration_s
 from bootscope.lab.plans.latency_tools import LatencySettings
 from bootscope.lab.progress import Reporter
 from bootscope.lab.runner import RunResult
@@ -24,6 +25,7 @@ from bootscope.lab.targets.qemu import LocalQemu
 from bootscope.lab.targets.ssh_client import is_ssh_url, parse_ssh_url
 from bootscope.lab.workloads.latency import LatencyWorkload
 from bootscope.store import Store
+from bootscope.usecases.board import provide_example_paths
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,11 +103,19 @@ def run_latency(
         if request.target or request.variants:
             raise InputError("--resume takes no TARGET or --variant: it reruns the stored plan")
     elif not request.target:
-        raise InputError("give a TARGET (local, ssh://USER@HOST, debian:rt, a kernel path) or --resume ID")
+        raise InputError(
+            "give a TARGET (local, ssh://USER@HOST, labgrid:ENV.yaml, debian:rt, a kernel path)"
+            " or --resume ID"
+        )
     with Store.open(db) as store, open_executor(executor_spec) as executor:
         if resume is not None:
             return runner.resume(resume, store, LocalQemu(), reporter, cancel=cancel, executor=executor)
         # The runner opens the machine the plan names (this host, an SSH machine); a guest boots on
         # QEMU here.
+        if (request.target or "").startswith(LABGRID_SCHEME):
+            # the board named by its environment's absolute path (--resume from anywhere); the example
+            # boards' kernel and initramfs provided
+            request = replace(request, target=parse_board(request.target or "").url)
+            provide_example_paths(request.target or "")
         workload = LatencyWorkload(latency_plan(request))
         return runner.start(workload, LocalQemu(), store, reporter, cancel=cancel, executor=executor)

@@ -160,7 +160,8 @@ def workload_metrics(plan: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple[st
     if plan.get("workload") == "ssh":  # a machine rebooted over SSH
         return SSH_METRICS, SSH_METRICS
     if plan.get("workload") == "board":  # a board booted from power-on (labgrid)
-        return board_summary_metrics(str(plan.get("reboot") or REBOOT_COLD).split(","))
+        named = [str(variant.get("reboot")) for variant in plan.get("variants") or ()]
+        return board_summary_metrics(named or str(plan.get("reboot") or REBOOT_COLD).split(","))
     variants = plan.get("variants") or []
     if variants and all(isinstance(v, dict) and v.get("image") for v in variants):
         return IMAGE_SUMMARY_METRICS, IMAGE_COMPARED_METRICS

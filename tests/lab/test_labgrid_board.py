@@ -149,7 +149,7 @@ def test_the_example_gets_its_kernel_and_initramfs_unless_given(monkeypatch: pyt
     plan = BoardPlan(board=f"labgrid:{EXAMPLE}:main", seed=1)
     monkeypatch.delenv(KERNEL_VARIABLE, raising=False)
     monkeypatch.setenv(INITRD_VARIABLE, "/mine.cpio")
-    notes = provide_example_paths(plan, _Qemu())  # type: ignore[arg-type]
+    notes = provide_example_paths(plan.board, _Qemu())  # type: ignore[arg-type]
     assert notes == [f"{KERNEL_VARIABLE}=/k/vmlinuz (debian:cloud)"]
     assert os.environ[KERNEL_VARIABLE] == "/k/vmlinuz" and os.environ[INITRD_VARIABLE] == "/mine.cpio"
-    assert provide_example_paths(plan, _Qemu()) == []  # type: ignore[arg-type]  # both given now
+    assert provide_example_paths(plan.board, _Qemu()) == []  # type: ignore[arg-type]  # both given now

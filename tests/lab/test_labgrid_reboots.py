@@ -47,21 +47,24 @@ def _seconds(start_ns: int, line: LogLine) -> float:
 def _check_reboot(way: str, metrics: dict[str, float | None], log: list[LogLine], start_ns: int) -> None:
     """A warm or kexec reboot's numbers, against its console read here."""
     banner = max(i for i, line in enumerate(log) if "Linux version " in line.text)
-    last_old = max(i for i in range(banner) if _STAMP.search(log[i].text))
-    assert _LAST_OLD[way] in log[last_old].text, log[last_old].text
-    # reboot_stop_s and kexec_downtime_s are stored to the microsecond (as over SSH)
-    assert metrics["reboot_stop_s"] == pytest.approx(_seconds(start_ns, log[last_old]), abs=1e-6)
     run_init = next(line for line in log[banner:] if "Run /init as init process" in line.text)
     stamp = _STAMP.search(run_init.text)
     assert stamp is not None and metrics["kernel_init_s"] == pytest.approx(float(stamp[1]))
     marker = next(line for line in log[banner:] if _MARKER in line.text)
     assert metrics["restart_to_marker_s"] == pytest.approx(_seconds(start_ns, marker))
+    assert metrics.get("poweron_to_kernel_s") is None  # nothing was powered on
+    last_old = max((i for i in range(banner) if _STAMP.search(log[i].text)), default=None)
+    if last_old is None:  # a quiet old kernel: none of its lines reached the console
+        assert metrics.get("reboot_stop_s") is None and metrics.get("kexec_downtime_s") is None
+        return
+    assert _LAST_OLD[way] in log[last_old].text, log[last_old].text
+    # reboot_stop_s and kexec_downtime_s are stored to the microsecond (as over SSH)
+    assert metrics["reboot_stop_s"] == pytest.approx(_seconds(start_ns, log[last_old]), abs=1e-6)
     if way == "kexec":
         downtime = (run_init.host_ns or 0) - (log[last_old].host_ns or 0)
         assert metrics["kexec_downtime_s"] == pytest.approx(downtime / 1e9, abs=1e-6)
     else:
         assert metrics.get("kexec_downtime_s") is None
-    assert metrics.get("poweron_to_kernel_s") is None  # nothing was powered on
 
 
 @pytest.mark.boot
@@ -134,3 +137,96 @@ def test_the_shell_initramfs_carries_what_a_kexec_reboot_needs(cloud_kernel: Pat
     rcs = entries["etc/init.d/rcS"].decode()
     assert rcs.index(_MARKER) < rcs.index("cpio -o")  # the archive is made after the marker
     assert "bootscope-board# " in entries["etc/profile"].decode()
+
+
+def test_named_variants_reboot_their_own_way_and_add_words_only_to_kexec(tmp_path: Path) -> None:
+    from bootscope.errors import InputError
+    from bootscope.lab.plans.board import BoardPlan, BoardVariant, board_plan_from_dict, build_board_variants
+
+    board = f"labgrid:{EXAMPLE.resolve()}:main"
+    named = build_board_variants(
+        ("loud:reboot=kexec", "quiet:reboot=kexec,append=quiet loglevel=3", "off"), "cold"
+    )
+    assert named == (
+        BoardVariant("loud", "kexec"),
+        BoardVariant("quiet", "kexec", "quiet loglevel=3"),
+        BoardVariant("off", "cold"),
+    )
+    plan = BoardPlan(board=board, seed=1, variants=named)
+    assert plan.variant_names == ("loud", "quiet", "off") and plan.needs_shell
+    assert board_plan_from_dict({"workload": "board", **plan.to_dict()}) == plan
+    # a plan stored before named variants reads back with the ways of --reboot
+    old = board_plan_from_dict({"workload": "board", "board": board, "seed": 1, "reboot": "cold,kexec"})
+    assert old.ways == (BoardVariant("cold", "cold"), BoardVariant("kexec", "kexec"))
+    for texts, reboot, message in (
+        (("q:append=quiet",), "cold", "append= needs reboot=kexec"),
+        (("q:reboot=warm,append=quiet",), "cold", "append= needs reboot=kexec"),
+        (("a:reboot=kexec", "a:reboot=warm"), "cold", "unique"),
+        (("a:reboot=hot",), "cold", "reboot=hot"),
+        (("a:reboot=kexec",), "cold,warm", "names the one way"),
+    ):
+        with pytest.raises(InputError, match=message):
+            BoardPlan(board=board, seed=1, reboot=reboot, variants=build_board_variants(texts, "cold"))
+
+
+@pytest.mark.boot
+def test_the_consoles_cost_is_two_kexec_variants_whose_words_do_not_pile_up(
+    shell_board: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "console.db"
+    code = run_in_process(
+        "run", shell_board, "--reboot", "kexec", "--variant", "loud:", "--variant", "quiet:append=quiet",
+        "-n", "2", "--seed", "5", "--timeout", "120", "--db", str(db), "--format", "json",
+    )  # fmt: skip
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert [(v["name"], v["ok"]) for v in json.loads(out)["variants"]] == [("loud", 2), ("quiet", 2)]
+    with Store.open(db) as store:
+        boots = store.boots(1)
+        logs = [store.boot_log(1, boot.index) for boot in boots]
+    # Two rounds: some loud boot follows a quiet one, and still runs the board's own command line
+    order = [boot.variant for boot in boots]
+    assert any(order[i] == "quiet" and order[i + 1] == "loud" for i in range(len(order) - 1)), order
+    for boot, log in zip(boots, logs, strict=True):
+        assert boot.host_start_ns is not None
+        loading = boot.command[-2]
+        marker = next(line for line in log if _MARKER in line.text)
+        assert boot.metrics["restart_to_marker_s"] == pytest.approx(_seconds(boot.host_start_ns, marker))
+        if boot.variant == "loud":
+            assert "--command-line='console=ttyS0 panic=-1'" in loading, loading
+            banner = max(i for i, line in enumerate(log) if "Linux version " in line.text)
+            cmdline = next(line.text for line in log[banner:] if "Command line: " in line.text)
+            assert cmdline.split("Command line: ", 1)[1].strip() == "console=ttyS0 panic=-1"
+            _check_reboot("kexec", boot.metrics, log, boot.host_start_ns)
+        else:
+            assert "--command-line='console=ttyS0 panic=-1 quiet'" in loading, loading
+            # quiet keeps the new kernel's own lines (its banner, 'Run /init') off the console: the
+            # marker ends the boot all the same; the kernel's numbers are not on the console to read
+            assert not any("Linux version " in line.text for line in log[1:])
+            assert boot.metrics.get("kernel_init_s") is None
+            assert len(log) < 40, len(log)
+
+
+@pytest.mark.boot
+def test_a_latency_run_measures_on_the_boards_own_shell(
+    shell_board: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "latency.db"
+    code = run_in_process(
+        "latency", "run", shell_board, "--duration", "2s", "-n", "1", "--histogram", "50", "--seed", "1",
+        "--db", str(db), "--format", "json",
+    )  # fmt: skip
+    _out, err = capsys.readouterr()
+    assert code == 0, err
+    with Store.open(db) as store:
+        (boot,) = store.boots(1)
+        log = [line.text for line in store.boot_log(1, boot.index)]
+    assert boot.outcome == "ok", boot.reason
+    # The facts are the board's (its kernel, its command line), not this host's
+    facts = dict(line.partition("=")[::2] for line in log if "=" in line and not line.startswith("#"))
+    assert facts["cmdline"] == "console=ttyS0 panic=-1" and facts["kernel_release"].endswith("-cloud-amd64")
+    assert facts["cpus"] == "1"
+    assert facts["tool_command"].startswith("cyclictest ")
+    # The stored worst case is the one cyclictest printed on the board's console
+    worst = next(line for line in log if line.startswith("# Max Latencies:"))
+    assert boot.metrics["latency_max_us"] == max(int(word) for word in worst.split(":", 1)[1].split())

@@ -5,19 +5,22 @@ Its variants are the ways the board is rebooted (``--reboot cold,warm,kexec``), 
 variants: ``cold`` (power off, power on), ``warm`` (``reboot`` on the board's shell: the firmware
 and the boot loader again) and ``kexec`` (the running kernel loaded again with kexec-tools and
 started without them). Warm and kexec reboots need a shell: the labgrid target's ``ShellDriver``
-(its console) or ``SSHDriver``.
+(its console) or ``SSHDriver``. Named variants (``--variant NAME:reboot=kexec,append=quiet``) may
+add words to a kexec reboot's command line: the console's cost, for one, as an experiment.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from bootscope import defaults
 from bootscope.errors import InputError
+from bootscope.lab.plans import variants
 from bootscope.lab.plans.settings import RunSettings, check_settings
+from bootscope.lab.plans.variants import OptionTable
 
 LABGRID_PREFIX = "labgrid:"
 REBOOT_COLD = "cold"
@@ -59,10 +62,32 @@ def parse_board(text: str) -> BoardSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class BoardVariant:
+    """One variant of a board run: its name, how the board is rebooted, and for a kexec reboot the
+    words added to the command line the board booted with (``quiet``, ``loglevel=3``: the console's
+    cost as an experiment; a cold or warm boot's command line is the board's own)."""
+
+    name: str
+    reboot: str = REBOOT_COLD
+    append: str = ""
+
+
+BOARD_OPTIONS = OptionTable(
+    {
+        "reboot": lambda _spec, value: {"reboot": str(value).strip()},
+        "append": lambda _spec, value: {"append": str(value).strip()},
+    },
+    free_text=("append",),
+)
+
+
+@dataclass(frozen=True, slots=True)
 class BoardPlan:
     """Boot the board ``board`` (``labgrid:ENV:TARGET``) ``samples_per_variant`` times after
-    ``warmup_per_variant`` warm-ups for each way ``reboot`` names (comma-separated: the variants); a
-    boot ends at the first console line that matches ``marker`` (a regex) or after ``timeout_s``."""
+    ``warmup_per_variant`` warm-ups for each of its ``variants``, or without them for each way
+    ``reboot`` names (comma-separated: the variants, named by the way); with ``variants``, ``reboot``
+    is the one way of those that name none. A boot ends at the first console line that matches
+    ``marker`` (a regex) or after ``timeout_s``."""
 
     board: str
     seed: int
@@ -71,6 +96,7 @@ class BoardPlan:
     timeout_s: float = BOARD_TIMEOUT_S
     marker: str = defaults.MARKER_PREFIX
     reboot: str = REBOOT_COLD
+    variants: tuple[BoardVariant, ...] = ()
 
     def __post_init__(self) -> None:
         check_settings(
@@ -87,16 +113,27 @@ class BoardPlan:
             )
         if not self.marker:
             raise InputError("--marker must not be empty")
+        if self.variants:
+            _check_variants(self.variants, ways)
 
     @property
-    def reboots(self) -> tuple[str, ...]:
-        """The ways the board is rebooted, in the order given: the run's variants."""
-        return tuple(self.reboot.split(","))
+    def ways(self) -> tuple[BoardVariant, ...]:
+        """The run's variants in the order given (without ``variants``: one per way, named by it)."""
+        return self.variants or tuple(BoardVariant(way, way) for way in self.reboot.split(","))
+
+    @property
+    def variant_names(self) -> tuple[str, ...]:
+        """The variants' names, in order."""
+        return tuple(variant.name for variant in self.ways)
+
+    def variant(self, name: str) -> BoardVariant:
+        """Return the variant called ``name``; raises KeyError for another name."""
+        return {variant.name: variant for variant in self.ways}[name]
 
     @property
     def needs_shell(self) -> bool:
         """Whether a variant reboots the board through its shell (warm or kexec)."""
-        return any(way != REBOOT_COLD for way in self.reboots)
+        return any(variant.reboot != REBOOT_COLD for variant in self.ways)
 
     def settings(self) -> RunSettings:
         """One boot at a time: one board."""
@@ -111,10 +148,39 @@ class BoardPlan:
         return asdict(self)
 
 
+def _check_variants(variants: tuple[BoardVariant, ...], ways: list[str]) -> None:
+    """Raise InputError for variants that cannot run: a default way that is not one, a repeated name,
+    an unknown way, words appended to a boot that is not a kexec reboot."""
+    if len(ways) != 1:
+        raise InputError(
+            "with --variant, --reboot names the one way of the variants that name none"
+            " (NAME:reboot=cold|warm|kexec)"
+        )
+    names = [variant.name for variant in variants]
+    if len(set(names)) != len(names):
+        raise InputError(f"variant names must be unique, got {names}")
+    for variant in variants:
+        if variant.reboot not in REBOOTS:
+            raise InputError(f"variant {variant.name}: reboot={variant.reboot}: use {', '.join(REBOOTS)}")
+        if variant.append and variant.reboot != REBOOT_KEXEC:
+            raise InputError(
+                f"variant {variant.name}: append= needs reboot=kexec (a cold or warm boot's command line is"
+                " the board's own: its boot loader's or its environment file's)"
+            )
+
+
+def build_board_variants(texts: Sequence[str], reboot: str) -> tuple[BoardVariant, ...]:
+    """Return the variants ``NAME:reboot=WAY,append=WORDS`` texts describe, each starting from the
+    way ``reboot`` names; raises InputError naming a bad text."""
+    base = BoardVariant("", reboot)
+    return tuple(variants.parse_variant(text, base, BOARD_OPTIONS) for text in texts)
+
+
 def board_plan_from_dict(data: Mapping[str, Any]) -> BoardPlan:
     """Return the stored plan; raises InputError when it is not one this bootscope reads."""
     try:
-        fields = {key: value for key, value in data.items() if key != "workload"}
-        return BoardPlan(**fields)
+        fields = {key: value for key, value in data.items() if key not in ("workload", "variants")}
+        stored = tuple(BoardVariant(**item) for item in data.get("variants") or ())
+        return BoardPlan(**fields, variants=stored)
     except TypeError as error:
         raise InputError(f"the stored board plan cannot be read by this bootscope ({error})") from None

@@ -28,6 +28,7 @@ from bootscope.stats.latency import MIN_EXCEEDANCES, enough_exceedances
 
 LOCAL = "local"
 SSH_SCHEME = "ssh://"
+LABGRID_SCHEME = "labgrid:"
 # The settings that must match across variants for a like-for-like comparison.
 COMPARABLE_SETTINGS = ("interval_us", "priority", "threads", "affinity", "duration_s", "histogram_us",
                        "main_cpu", "load")  # fmt: skip
@@ -59,8 +60,9 @@ class LatencyVariant:
 
 
 def is_machine(target: str) -> bool:
-    """Return True when TARGET names a machine that runs the tools itself: ``local`` or an SSH URL."""
-    return target == LOCAL or target.startswith(SSH_SCHEME)
+    """Return True when TARGET names a machine that runs the tools itself: ``local``, an SSH URL or a
+    labgrid board (``labgrid:ENV[:TARGET]``, through its shell)."""
+    return target == LOCAL or target.startswith((SSH_SCHEME, LABGRID_SCHEME))
 
 
 def duration_s(text: Any) -> int:

@@ -5,11 +5,13 @@ keeps a root shell on the console (prompt ``PROMPT``) that labgrid's ``ShellDriv
 the marker, rcS prepares what ``kexec -l`` of the running system needs where a distribution keeps it:
 the kernel at ``/boot/vmlinuz-RELEASE`` (carried in the archive) and ``/boot/initrd.img-RELEASE``
 (this root file system archived again into a tmpfs). ``reboot`` goes through BusyBox's init (its
-shutdown actions, then the firmware); ``kexec -e`` starts the loaded kernel at once.
+shutdown actions, then the firmware); ``kexec -e`` starts the loaded kernel at once. The host's
+cyclictest comes along where it is installed, so ``latency run`` measures on the board too.
 """
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from bootscope import defaults
@@ -17,6 +19,8 @@ from bootscope.lab.qemu.initramfs import InitramfsSpec, build_initramfs
 from bootscope.lab.qemu.kexec_chain import find_kexec
 
 PROMPT = "bootscope-board# "
+# Tools a latency run on the board uses (rt-tests' cyclictest), copied in with their libraries
+LATENCY_TOOLS = ("cyclictest",)
 KERNEL_GUEST_PATH = "/boot/vmlinuz"
 
 _INIT = """#!/bin/busybox sh
@@ -54,8 +58,8 @@ export PS1='{PROMPT}'
 
 def build_shell_initramfs(kernel: Path, kexec: Path | None = None) -> Path:
     """Return bootscope's shell initramfs (cached by content) carrying ``kernel`` for its kexec
-    reboots and the host's kexec-tools. Raises BootError when busybox, kexec, a library or ``kernel``
-    cannot be read."""
+    reboots, the host's kexec-tools and, where installed, its cyclictest. Raises BootError when
+    busybox, kexec, a library or ``kernel`` cannot be read."""
     files = defaults.cache_dir() / "shell-board"
     files.mkdir(parents=True, exist_ok=True)
     written = []
@@ -78,6 +82,12 @@ def build_shell_initramfs(kernel: Path, kexec: Path | None = None) -> Path:
             (rcs, "/etc/init.d/rcS"),
             (profile, "/etc/profile"),
         ),
-        extra_binaries=(find_kexec(kexec),),
+        extra_binaries=(find_kexec(kexec), *_tools()),
     )
     return build_initramfs(spec)
+
+
+def _tools() -> tuple[Path, ...]:
+    """The host's latency tools the board carries, where installed (``latency run labgrid:...``)."""
+    found = (shutil.which(name) for name in LATENCY_TOOLS)
+    return tuple(Path(path) for path in found if path)

@@ -213,8 +213,10 @@ class PowersOn(Target, Protocol):
         marker_regex: str,
         on_line: LineCallback | None,
         on_start: StartCallback | None = None,
+        append: str = "",
     ) -> Boot:
-        """Reboot the running board ``way`` (warm or kexec) through its shell, reading its console
+        """Reboot the running board ``way`` (warm or kexec; ``append``: words a kexec reboot adds to the
+        command line the board last booted with from power-on or warm) through its shell, reading its console
         until the new boot's marker; return the boot, its lines since the order and
         ``host_start_ns`` the order (a board that is not up is booted from power-on first); ``on_start``
         as for :meth:`power_cycle`. Raises BootError when the power, the console or the shell cannot

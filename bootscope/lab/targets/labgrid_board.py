@@ -28,17 +28,19 @@ from typing import Any
 from bootscope.errors import BootError
 from bootscope.lab.hostinfo import measuring_host
 from bootscope.lab.plans.board import REBOOT_KEXEC, BoardSpec, parse_board
+from bootscope.lab.plans.latency_tools import load_argv
 from bootscope.lab.qemu.process import LineSplitter
-from bootscope.lab.targets.base import LineCallback, StartCallback
+from bootscope.lab.targets.base import CommandOutput, LineCallback, StartCallback
 from bootscope.lab.targets.labgrid_place import Place, PlaceHold, places_of
 from bootscope.lab.targets.labgrid_shell import BoardShell, one_line
+from bootscope.lab.targets.machine_facts import RemoteLoad
 from bootscope.model import Boot, LogLine, Outcome
-from bootscope.parse.patterns import CONSOLE_BANNER_RE
 
 READ_BYTES = 4096
 READ_WAIT_S = 0.2  # the longest one console read waits; Ctrl-C and the timeout are seen this often
 DRAIN_QUIET_S = 0.3  # before a reboot's order: the console is drained until quiet this long
 DRAIN_MAX_S = 10.0  # ... or for this long at most
+SHELL_WAIT_S = 300.0  # a board switched on for commands: how long its shell may take to answer
 _PANIC = re.compile(r"Kernel panic - not syncing")
 
 
@@ -52,7 +54,10 @@ class _Read:
 
 
 class LabgridBoard:
-    """The board ``labgrid:ENV:TARGET`` names; opened on first use, closed by :meth:`close`."""
+    """The board ``labgrid:ENV:TARGET`` names; opened on first use, closed by :meth:`close`. It also
+    runs commands on its shell (``latency run labgrid:...``): the board is booted from power-on first."""
+
+    on_this_host = False
 
     def __init__(self, url: str) -> None:
         self.spec: BoardSpec = parse_board(url)
@@ -63,6 +68,9 @@ class LabgridBoard:
         self._holds: list[PlaceHold] = []
         self._shell: BoardShell | None = None
         self._up = False  # the board booted to its marker and was left on (a shell may be reached)
+        self._kexeced = False  # the running system came from a kexec here (words may have been added)
+        self._reached = False  # the shell of the running system is logged in
+        self._cmdline: str | None = None  # the command line of the board's last power-on or warm boot
 
     @property
     def name(self) -> str:
@@ -150,14 +158,12 @@ class LabgridBoard:
         cannot drive its power or console, KeyboardInterrupt when ``on_line`` raises it (the board is
         switched off either way, and after the boot unless ``keep_on`` and it reached its marker)."""
         self.open()
-        self._up = False
+        self._up = self._kexeced = self._reached = False
         self._switch(on=False)
         start_ns = time.monotonic_ns()
         try:
             self._switch(on=True)
-            read = self._read_until(
-                start_ns, timeout_s, re.compile(marker_regex), on_line, banner_first=False
-            )
+            read = self._read_until(start_ns, timeout_s, re.compile(marker_regex), on_line)
         except BaseException:
             self._switch(on=False)
             raise
@@ -177,6 +183,54 @@ class LabgridBoard:
             command=("labgrid", str(self.spec.env), self.spec.target),
         )
 
+    @property
+    def where(self) -> str:
+        """The board, for the user."""
+        return self.name
+
+    def run_command(self, argv: tuple[str, ...], timeout_s: float) -> CommandOutput:
+        """Run ``argv`` on the board's shell (booting the board first when it is not up); raises
+        BootError when labgrid cannot, or the tool is not installed there."""
+        return self._command_shell().command(argv, timeout_s)
+
+    def start_load(self, load: str) -> object | None:
+        """Start background ``load`` on the board; return its handle (None for no load)."""
+        shell = self._command_shell()
+        argv = load_argv(load, int(shell.facts().get("cpus") or 1))
+        return None if argv is None else shell.start_load(argv)
+
+    def stop_load(self, handle: object | None) -> None:
+        """Stop the load that :meth:`start_load` started."""
+        if isinstance(handle, RemoteLoad):
+            self._command_shell().stop_load(handle)
+
+    def kernel_facts(self) -> dict[str, Any]:
+        """Return the facts a latency result depends on, read on the board."""
+        return self._command_shell().facts()
+
+    def _command_shell(self) -> BoardShell:
+        """Return the board's shell, logged in: the board is switched off and on first unless a boot of
+        this run left it up, and its shell waited for up to SHELL_WAIT_S."""
+        self.check_shell()
+        assert self._shell is not None
+        if self._up and self._reached:
+            return self._shell
+        if not self._up:
+            self._switch(on=False)
+            self._switch(on=True)
+            self._up = self._kexeced = False
+        deadline = time.monotonic() + SHELL_WAIT_S
+        while True:
+            try:
+                self._shell.reach()
+                break
+            except BootError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(1.0)
+        self._up = self._reached = True
+        return self._shell
+
     def check_shell(self) -> None:
         """Raise BootError in one line when the target has no shell driver (opening the board first)."""
         self.open()
@@ -189,8 +243,10 @@ class LabgridBoard:
         marker_regex: str,
         on_line: LineCallback | None,
         on_start: StartCallback | None = None,
+        append: str = "",
     ) -> Boot:
-        """Reboot the board the ``way`` given (warm or kexec) through its shell and read its console
+        """Reboot the board the ``way`` given (warm or kexec, adding ``append`` to the command line)
+        through its shell and read its console
         until the new boot's marker (a line after the new kernel's banner); return the boot, its lines
         since the order and ``host_start_ns`` the order. A board that is not up is first booted from
         power-on (not measured). Raises BootError when labgrid cannot reach its power, console or shell,
@@ -206,8 +262,10 @@ class LabgridBoard:
         self._shell, self._up = shell, False
         self._tell_pid(on_start)
         shell.reach()
+        if not self._kexeced or self._cmdline is None:  # the board's own command line is running
+            self._cmdline = shell.cmdline()
         if way == REBOOT_KEXEC:
-            loading, problem = shell.load_kexec()
+            loading, problem = shell.load_kexec(f"{self._cmdline} {append}".strip())
             command = (*command, loading)
             if problem:
                 self._up = True  # nothing happened to the running system
@@ -215,11 +273,12 @@ class LabgridBoard:
         self._drain()
         try:
             order, start_ns = shell.order(way, self._console.write)
-            read = self._read_until(start_ns, timeout_s, re.compile(marker_regex), on_line, banner_first=True)
+            read = self._read_until(start_ns, timeout_s, re.compile(marker_regex), on_line)
         except BaseException:
             self._switch(on=False)
             raise
         self._up = read.outcome is Outcome.OK
+        self._kexeced, self._reached = way == REBOOT_KEXEC, False
         reason = (
             read.reason
             if read.outcome is not Outcome.TIMEOUT
@@ -236,19 +295,14 @@ class LabgridBoard:
         )
 
     def _read_until(
-        self,
-        start_ns: int,
-        timeout_s: float,
-        marker: re.Pattern[str],
-        on_line: LineCallback | None,
-        banner_first: bool,
+        self, start_ns: int, timeout_s: float, marker: re.Pattern[str], on_line: LineCallback | None
     ) -> _Read:
-        """Read the console until a line matches ``marker`` (after a kernel's banner when
-        ``banner_first``: an old system's lines are not the new boot's), a panic, or ``timeout_s``
-        from ``start_ns``; every line stamped on arrival."""
+        """Read the console until a line matches ``marker``, a panic, or ``timeout_s`` from
+        ``start_ns``; every line stamped on arrival. (Before a reboot's order the console is drained:
+        a marker line after it is the new boot's, even one whose kernel prints no banner, as under
+        ``quiet``.)"""
         splitter = LineSplitter()
         read = _Read()
-        seen_banner = not banner_first
         deadline_ns = start_ns + int(timeout_s * 1e9)
         while time.monotonic_ns() < deadline_ns:
             wait_s = min(READ_WAIT_S, (deadline_ns - time.monotonic_ns()) / 1e9)
@@ -256,10 +310,9 @@ class LabgridBoard:
                 read.lines.append(line)
                 if on_line is not None:
                     on_line(line)
-                seen_banner = seen_banner or CONSOLE_BANNER_RE.search(line.text) is not None
                 if _PANIC.search(line.text):
                     read.outcome, read.reason = Outcome.PANIC, line.text.strip()[:200]
-                if seen_banner and marker.search(line.text) and read.outcome is not Outcome.PANIC:
+                if marker.search(line.text) and read.outcome is not Outcome.PANIC:
                     read.outcome, read.reason = Outcome.OK, ""
             if read.outcome is not Outcome.TIMEOUT:
                 break

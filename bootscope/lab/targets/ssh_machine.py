@@ -11,13 +11,19 @@ from __future__ import annotations
 
 import shlex
 import time
-from dataclasses import dataclass
 from typing import Any
 
 from bootscope.errors import BootError
 from bootscope.lab.hostinfo import host_info
-from bootscope.lab.plans.latency_tools import load_argv, preemption_from
+from bootscope.lab.plans.latency_tools import load_argv
 from bootscope.lab.targets.base import CommandOutput
+from bootscope.lab.targets.machine_facts import (
+    KERNEL_FACTS_COMMAND,
+    RemoteLoad,
+    kernel_facts_from,
+    start_load_command,
+    stop_load_command,
+)
 from bootscope.lab.targets.serial_console import ConsoleReader
 from bootscope.lab.targets.ssh_check import read_machine_facts
 from bootscope.lab.targets.ssh_client import (
@@ -35,29 +41,11 @@ PROBE_CONNECT_S = 15.0  # TCP connect and the SSH banner: a busy TCG guest sent 
 PROBE_PAUSE_S = 0.3
 CONSOLE_SETTLE_S = 1.0  # a console command that ends this soon never reached the console
 COMMAND_NOT_FOUND = 127  # the shell's exit status for a command it cannot find
-# The same facts LocalHost.kernel_facts reads, in its order, printed as NAME=VALUE by the machine's shell.
-KERNEL_FACTS_COMMAND = (
-    'r() { cat "$1" 2>/dev/null | head -n 1; }; '
-    'echo "kernel_release=$(uname -r)"; echo "kernel_version=$(uname -v)"; '
-    'echo "realtime=$(r /sys/kernel/realtime)"; echo "sched_preempt=$(r /sys/kernel/debug/sched/preempt)"; '
-    'echo "cmdline=$(r /proc/cmdline)"; '
-    'echo "governor=$(r /sys/devices/system/cpu/cpu0/cpufreq/scaling_governor)"; '
-    'echo "idle_driver=$(r /sys/devices/system/cpu/cpuidle/current_driver)"; '
-    'echo "idle_governor=$(r /sys/devices/system/cpu/cpuidle/current_governor_ro)"; '
-    'echo "cpus=$(getconf _NPROCESSORS_ONLN)"'
-)
 
 
 def boot_id_command() -> str:
     """Return the command that prints the running boot's id (it changes with every boot)."""
     return "cat /proc/sys/kernel/random/boot_id"
-
-
-@dataclass(frozen=True, slots=True)
-class RemoteLoad:
-    """Background load running on the machine: the process group id it leads there."""
-
-    group: int
 
 
 class SshMachine:
@@ -182,7 +170,7 @@ class SshMachine:
         argv = load_argv(load, int(self.kernel_facts().get("cpus") or 1))
         if argv is None:
             return None
-        done = self.run(f"nohup setsid {shlex.join(argv)} >/dev/null 2>&1 & echo $!", 60.0, PROBE_CONNECT_S)
+        done = self.run(start_load_command(argv), 60.0, PROBE_CONNECT_S)
         if not done.ok or not done.stdout.strip().isdigit():
             raise BootError(f"{self.url}: cannot start {argv[0]}: {first_error_line(done)}")
         return RemoteLoad(int(done.stdout.strip()))
@@ -192,9 +180,7 @@ class SshMachine:
         if not isinstance(handle, RemoteLoad):
             return
         group = handle.group
-        self.run(
-            f"kill -TERM -- -{group} 2>/dev/null; sleep 1; kill -KILL -- -{group} 2>/dev/null; true", 60.0
-        )
+        self.run(stop_load_command(group), 60.0)
 
     def kernel_facts(self) -> dict[str, Any]:
         """Return the facts a latency result depends on, read on the machine (the keys and order of
@@ -203,17 +189,4 @@ class SshMachine:
         done = self.run(KERNEL_FACTS_COMMAND, 60.0, PROBE_CONNECT_S)
         if not done.ok:
             raise BootError(f"{self.url}: cannot read the machine's facts: {first_error_line(done)}")
-        said = dict(line.partition("=")[::2] for line in done.stdout.splitlines() if "=" in line)
-        value = {key: (text.strip() or None) for key, text in said.items()}
-        cpus = value.get("cpus")
-        return {
-            "kernel_release": value.get("kernel_release"),
-            "kernel_version": value.get("kernel_version"),
-            "realtime": value.get("realtime"),
-            "preemption": preemption_from(value.get("sched_preempt"), value.get("kernel_version")),
-            "cmdline": value.get("cmdline"),
-            "governor": value.get("governor"),
-            "idle_driver": value.get("idle_driver"),
-            "idle_governor": value.get("idle_governor"),
-            "cpus": int(cpus) if cpus and cpus.isdigit() else None,
-        }
+        return kernel_facts_from(done.stdout)

@@ -59,7 +59,7 @@ class BoardWorkload:
     @property
     def variants(self) -> tuple[str, ...]:
         """One variant per way the board is rebooted (cold, warm, kexec)."""
-        return self.plan.reboots
+        return self.plan.variant_names
 
     @property
     def records_per_slot(self) -> int:
@@ -97,8 +97,16 @@ class BoardWorkload:
         """Return the variants' options for the store."""
         plan = self.plan
         return [
-            VariantRecord(way, {"board": plan.board, "reboot": way, "marker": plan.marker})
-            for way in plan.reboots
+            VariantRecord(
+                variant.name,
+                {
+                    "board": plan.board,
+                    "reboot": variant.reboot,
+                    "append": variant.append,
+                    "marker": plan.marker,
+                },
+            )
+            for variant in plan.ways
         ]
 
     def choose_accel(self, target: Target, requested: str, reprobe: bool = False) -> AccelChoice:
@@ -125,16 +133,17 @@ class BoardWorkload:
         shell) and emit the boot, unless Ctrl-C stopped it."""
         board = powered(target, self.kind)
         plan = self.plan
-        way = run.slot.variant
+        variant = plan.variant(run.slot.variant)
+        way = variant.reboot
         if way == REBOOT_COLD:
             boot = board.power_cycle(plan.timeout_s, plan.marker, run.on_line, plan.needs_shell, run.on_start)
         else:
-            boot = board.reboot(way, plan.timeout_s, plan.marker, run.on_line, run.on_start)
+            boot = board.reboot(way, plan.timeout_s, plan.marker, run.on_line, run.on_start, variant.append)
         if run.cancelled():
             raise KeyboardInterrupt
         metrics, release, note = board_metrics(boot, way, plan.marker)
         record = BootRecord(
-            variant=way,
+            variant=variant.name,
             index=run.first_index,
             warmup=run.slot.warmup,
             outcome=boot.outcome.value,

@@ -46,13 +46,13 @@ class ConsoleMarks:
 def new_boot_start(lines: Sequence[LogLine]) -> int | None:
     """Return the index in ``lines`` (console lines since the order) of the first line after the old
     kernel's last line: its last line with a printk stamp before the new kernel's banner (what follows
-    is the firmware's and the boot loader's, then the new kernel's), else the line before the banner;
-    None without a banner."""
+    is the firmware's and the boot loader's, then the new kernel's); 0 when the old kernel printed
+    none (a ``quiet`` one), None without a banner."""
     banner = max((i for i, line in enumerate(lines) if CONSOLE_BANNER_RE.search(line.text)), default=None)
     if banner is None:
         return None
     stamped = (i for i in range(banner - 1, -1, -1) if PRINTK_STAMP_RE.search(lines[i].text))
-    return next(stamped, banner - 1) + 1
+    return next(stamped, -1) + 1
 
 
 def console_marks(lines: Sequence[LogLine]) -> ConsoleMarks:
