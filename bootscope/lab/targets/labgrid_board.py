@@ -245,12 +245,12 @@ class LabgridBoard:
         on_start: StartCallback | None = None,
         append: str = "",
     ) -> Boot:
-        """Reboot the board the ``way`` given (warm or kexec, adding ``append`` to the command line)
-        through its shell and read its console
-        until the new boot's marker (a line after the new kernel's banner); return the boot, its lines
-        since the order and ``host_start_ns`` the order. A board that is not up is first booted from
-        power-on (not measured). Raises BootError when labgrid cannot reach its power, console or shell,
-        KeyboardInterrupt when ``on_line`` raises it (the board is switched off then)."""
+        """Reboot the board the ``way`` given (warm or kexec, adding ``append`` to the command line of
+        its last power-on or warm boot) through its shell and read its console until the new boot's
+        marker; return the boot, its lines since the order and ``host_start_ns`` the order. A board
+        that is not up is first booted from power-on (not measured). Raises BootError when labgrid
+        cannot reach its power, console or shell, KeyboardInterrupt when ``on_line`` raises it (the
+        board is switched off then)."""
         self.open()
         command: tuple[str, ...] = ("labgrid", str(self.spec.env), self.spec.target)
         if not self._up:
@@ -262,6 +262,7 @@ class LabgridBoard:
         self._shell, self._up = shell, False
         self._tell_pid(on_start)
         shell.reach()
+        self._reached = True
         if not self._kexeced or self._cmdline is None:  # the board's own command line is running
             self._cmdline = shell.cmdline()
         if way == REBOOT_KEXEC:
