@@ -3,7 +3,9 @@
 ``analyze --run``, ``report --run``, ``trace --run``, ``plot --run`` and the metrics that ``run`` and
 ``kexec`` store (hence ``compare``) all read a stored boot through :func:`analyze_captured` with the
 same inputs: the final attempt's captured console, its host start time and its variant's marker.
-So the same boot gives the same numbers in every command.
+So the same boot gives the same numbers in every command. A board's warm or kexec reboot is read
+from the new boot's start: its stored console begins with the old system's last lines (kept for
+``reboot_stop_s``), which are not this boot's.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 from bootscope import defaults
 from bootscope.analyze.captured import CapturedAnalysis, analyze_captured, user_marker
 from bootscope.errors import StoreLookupError
+from bootscope.parse.reboot_start import new_boot_start
 from bootscope.store import BootRecord, ExperimentRecord, Store
 
 
@@ -45,6 +48,15 @@ def variant_marker(experiment: ExperimentRecord, variant: str) -> str | None:
     return None
 
 
+def reboots_a_running_board(experiment: ExperimentRecord, variant: str) -> bool:
+    """Whether ``variant`` of ``experiment`` rebooted a running board (warm or kexec through its
+    shell), so that its stored consoles begin with the old system's last lines."""
+    for record in experiment.variants:
+        if record.name == variant:
+            return "board" in record.config and record.config.get("reboot") in ("warm", "kexec")
+    return False
+
+
 def analyze_stored_boot(
     store: Store,
     run: int | str,
@@ -63,6 +75,8 @@ def analyze_stored_boot(
     if record is None:
         raise StoreLookupError(f"{store.name}: experiment {experiment.id} has no boot {index}")
     captured = store.boot_log(experiment.id, index)
+    if reboots_a_running_board(experiment, record.variant):
+        captured = captured[new_boot_start(captured) :]
     analysis = analyze_captured(
         captured,
         host_start_ns=record.host_start_ns,

@@ -18,13 +18,22 @@ TUNE_FORMATS = ("table", "json", "markdown", "mail")
 def tune(
     kernel: Annotated[
         str | None,
-        typer.Argument(help="Kernel: a bzImage path or debian:<flavour|package> (with --image: optional)."),
+        typer.Argument(
+            help="Kernel: a bzImage path or debian:<flavour|package> (with --image: optional);"
+            " or a board, labgrid:ENV.yaml[:TARGET], tuned by kexec reboots."
+        ),
     ] = None,
     image: Annotated[
         str | None,
         typer.Option("--image", help="Tune a system image (bootscope image build NAME) to its login prompt."),
     ] = None,
-    append: Annotated[str, typer.Option("--append", help="The baseline's kernel command line.")] = "",
+    append: Annotated[
+        str,
+        typer.Option(
+            "--append",
+            help="The baseline's kernel command line (a board: words added to its own)",
+        ),
+    ] = "",
     metric: Annotated[
         str | None,
         typer.Option(
@@ -87,6 +96,7 @@ def tune(
     from bootscope.report.tune_mail import tune_mail
     from bootscope.report.tune_out import tune_json, tune_markdown, tune_text
     from bootscope.store import Store
+    from bootscope.usecases.tune.board import board_request, is_board
     from bootscope.usecases.tune.request import TuneRequest
     from bootscope.usecases.tune.search import resume_tune
     from bootscope.usecases.tune.search import tune as run_tune
@@ -101,8 +111,10 @@ def tune(
         raise InputError("give a KERNEL (path or debian:cloud) or --image NAME to tune, or --resume ID")
     metric = metric or (LOGIN_PROMPT_S if image else DEFAULT_METRIC)
     floor, fraction = parse_amount(min_saving, "s", "--min-saving")
+    board = kernel if kernel and is_board(kernel) else None
     request = TuneRequest(
-        kernel=kernel or "", image=image, tries=tuple(tries or ()), append=append, metric=metric,
+        kernel="" if board else kernel or "", image=image, board=board, tries=tuple(tries or ()),
+        append=append, metric=metric,
         boots_per_arm=n, alpha=alpha, budget=budget,
         min_saving=None if floor is None else abs(floor), min_saving_fraction=abs(fraction or 0.01),
         allow=tuple(allow or ()), only=tuple(only or ()), machine={"smp": smp, "mem": mem, "icount": icount},
@@ -113,7 +125,7 @@ def tune(
         if resume is not None:
             result = resume_tune(resume, store, reporter)
         else:
-            result = run_tune(request, store, reporter)
+            result = run_tune(board_request(request) if board else request, store, reporter)
     if fmt == "json":
         sys.stdout.write(tune_json(result))
     elif fmt == "markdown":

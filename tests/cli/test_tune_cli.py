@@ -17,6 +17,8 @@ import pytest
 from bootscope.store import Store
 from tests.cli_here import run_in_process
 
+ROOT = Path(__file__).resolve().parents[2]
+
 BASE = "initcall_debug ignore_loglevel"
 
 
@@ -101,3 +103,14 @@ def test_tune_refuses_bad_requests_in_one_line(tmp_path: Path, capsys: pytest.Ca
         code = run_in_process("tune", "/nonexistent/bzImage", "-n", "4", *args, "--db", db)
         err = capsys.readouterr().err.strip()
         assert code == 2 and message in err and len(err.splitlines()) == 1, (args, err)
+    # a board boots its own kernel: a QEMU guest's options are refused before labgrid is touched
+    board = f"labgrid:{ROOT / 'examples' / 'labgrid-shell-qemu.yaml'}"
+    for args, message in ((("--smp", "2"), "--smp is a QEMU guest's option"),
+                          (("--accel", "tcg"), "--accel is a QEMU guest's option"),
+                          (("--image", "x"), "--image is a QEMU guest's option")):  # fmt: skip
+        code = run_in_process("tune", board, "-n", "4", *args, "--db", db)
+        err = capsys.readouterr().err.strip()
+        assert code == 2 and message in err and len(err.splitlines()) == 1, (args, err)
+    code = run_in_process("tune", "labgrid:/nonexistent.yaml", "-n", "4", "--db", db)
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "no environment file" in err and len(err.splitlines()) == 1, err

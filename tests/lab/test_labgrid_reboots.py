@@ -155,12 +155,17 @@ def test_named_variants_reboot_their_own_way_and_add_words_only_to_kexec(tmp_pat
     plan = BoardPlan(board=board, seed=1, variants=named)
     assert plan.variant_names == ("loud", "quiet", "off") and plan.needs_shell
     assert board_plan_from_dict({"workload": "board", **plan.to_dict()}) == plan
+    # a whole command line in place of the board's own (what `tune` tries), words appended after it
+    (whole,) = build_board_variants(("t:cmdline=console=ttyS0 quiet,append=loglevel=3",), "kexec")
+    assert whole.kexec_command_line("console=ttyS0 panic=-1") == "console=ttyS0 quiet loglevel=3"
+    assert named[1].kexec_command_line("console=ttyS0 panic=-1") == "console=ttyS0 panic=-1 quiet loglevel=3"
     # a plan stored before named variants reads back with the ways of --reboot
     old = board_plan_from_dict({"workload": "board", "board": board, "seed": 1, "reboot": "cold,kexec"})
     assert old.ways == (BoardVariant("cold", "cold"), BoardVariant("kexec", "kexec"))
     for texts, reboot, message in (
         (("q:append=quiet",), "cold", "append= needs reboot=kexec"),
         (("q:reboot=warm,append=quiet",), "cold", "append= needs reboot=kexec"),
+        (("q:cmdline=console=ttyS0 quiet",), "warm", "cmdline= needs reboot=kexec"),
         (("a:reboot=kexec", "a:reboot=warm"), "cold", "unique"),
         (("a:reboot=hot",), "cold", "reboot=hot"),
         (("a:reboot=kexec",), "cold,warm", "names the one way"),

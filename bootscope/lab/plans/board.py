@@ -6,7 +6,8 @@ variants: ``cold`` (power off, power on), ``warm`` (``reboot`` on the board's sh
 and the boot loader again) and ``kexec`` (the running kernel loaded again with kexec-tools and
 started without them). Warm and kexec reboots need a shell: the labgrid target's ``ShellDriver``
 (its console) or ``SSHDriver``. Named variants (``--variant NAME:reboot=kexec,append=quiet``) may
-add words to a kexec reboot's command line: the console's cost, for one, as an experiment.
+add words to a kexec reboot's command line: the console's cost, for one, as an experiment; or give a
+kexec reboot a whole command line of its own (``cmdline=WORDS``: what `bootscope tune` tries on a board).
 """
 
 from __future__ import annotations
@@ -64,20 +65,28 @@ def parse_board(text: str) -> BoardSpec:
 @dataclass(frozen=True, slots=True)
 class BoardVariant:
     """One variant of a board run: its name, how the board is rebooted, and for a kexec reboot the
-    words added to the command line the board booted with (``quiet``, ``loglevel=3``: the console's
-    cost as an experiment; a cold or warm boot's command line is the board's own)."""
+    command line: ``cmdline`` in place of the one the board booted with ('' keeps the board's), and
+    ``append``'s words added to it (``quiet``, ``loglevel=3``: the console's cost as an experiment).
+    A cold or warm boot's command line is the board's own."""
 
     name: str
     reboot: str = REBOOT_COLD
     append: str = ""
+    cmdline: str = ""
+
+    def kexec_command_line(self, booted: str) -> str:
+        """Return the command line a kexec reboot of this variant loads, the board having booted with
+        ``booted``."""
+        return f"{self.cmdline or booted} {self.append}".strip()
 
 
 BOARD_OPTIONS = OptionTable(
     {
         "reboot": lambda _spec, value: {"reboot": str(value).strip()},
         "append": lambda _spec, value: {"append": str(value).strip()},
+        "cmdline": lambda _spec, value: {"cmdline": str(value).strip()},
     },
-    free_text=("append",),
+    free_text=("append", "cmdline"),
 )
 
 
@@ -162,16 +171,17 @@ def _check_variants(variants: tuple[BoardVariant, ...], ways: list[str]) -> None
     for variant in variants:
         if variant.reboot not in REBOOTS:
             raise InputError(f"variant {variant.name}: reboot={variant.reboot}: use {', '.join(REBOOTS)}")
-        if variant.append and variant.reboot != REBOOT_KEXEC:
+        given = "append" if variant.append else "cmdline" if variant.cmdline else ""
+        if given and variant.reboot != REBOOT_KEXEC:
             raise InputError(
-                f"variant {variant.name}: append= needs reboot=kexec (a cold or warm boot's command line is"
-                " the board's own: its boot loader's or its environment file's)"
+                f"variant {variant.name}: {given}= needs reboot=kexec (a cold or warm boot's command line"
+                " is the board's own: its boot loader's or its environment file's)"
             )
 
 
 def build_board_variants(texts: Sequence[str], reboot: str) -> tuple[BoardVariant, ...]:
-    """Return the variants ``NAME:reboot=WAY,append=WORDS`` texts describe, each starting from the
-    way ``reboot`` names; raises InputError naming a bad text."""
+    """Return the variants ``NAME:reboot=WAY,append=WORDS,cmdline=WORDS`` texts describe, each
+    starting from the way ``reboot`` names; raises InputError naming a bad text."""
     base = BoardVariant("", reboot)
     return tuple(variants.parse_variant(text, base, BOARD_OPTIONS) for text in texts)
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from bootscope.errors import InputError
+from bootscope.lab.plans.board import BoardVariant
 from bootscope.lab.qemu.accel import AccelChoice
 from bootscope.lab.qemu.image import Image
 from bootscope.lab.qemu.kernels import KernelImage
@@ -213,11 +214,11 @@ class PowersOn(Target, Protocol):
         marker_regex: str,
         on_line: LineCallback | None,
         on_start: StartCallback | None = None,
-        append: str = "",
+        variant: BoardVariant | None = None,
     ) -> Boot:
-        """Reboot the running board ``way`` (warm or kexec; ``append``: words a kexec reboot adds to the
-        command line the board last booted with from power-on or warm) through its shell, reading its console
-        until the new boot's marker; return the boot, its lines since the order and
+        """Reboot the running board ``way`` (warm or kexec; ``variant``: the command line a kexec reboot
+        loads, made of the one the board last booted with from power-on or warm) through its shell,
+        reading its console until the new boot's marker; return the boot, its lines since the order and
         ``host_start_ns`` the order (a board that is not up is booted from power-on first); ``on_start``
         as for :meth:`power_cycle`. Raises BootError when the power, the console or the shell cannot
         be driven."""

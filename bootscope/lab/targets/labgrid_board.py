@@ -27,7 +27,7 @@ from typing import Any
 
 from bootscope.errors import BootError
 from bootscope.lab.hostinfo import measuring_host
-from bootscope.lab.plans.board import REBOOT_KEXEC, BoardSpec, parse_board
+from bootscope.lab.plans.board import REBOOT_KEXEC, BoardSpec, BoardVariant, parse_board
 from bootscope.lab.plans.latency_tools import load_argv
 from bootscope.lab.qemu.process import LineSplitter
 from bootscope.lab.targets.base import CommandOutput, LineCallback, StartCallback
@@ -243,14 +243,14 @@ class LabgridBoard:
         marker_regex: str,
         on_line: LineCallback | None,
         on_start: StartCallback | None = None,
-        append: str = "",
+        variant: BoardVariant | None = None,
     ) -> Boot:
-        """Reboot the board the ``way`` given (warm or kexec, adding ``append`` to the command line of
-        its last power-on or warm boot) through its shell and read its console until the new boot's
-        marker; return the boot, its lines since the order and ``host_start_ns`` the order. A board
-        that is not up is first booted from power-on (not measured). Raises BootError when labgrid
-        cannot reach its power, console or shell, KeyboardInterrupt when ``on_line`` raises it (the
-        board is switched off then)."""
+        """Reboot the board the ``way`` given (warm, or kexec with the command line ``variant`` makes of
+        the one of its last power-on or warm boot: :meth:`BoardVariant.kexec_command_line`) through
+        its shell and read its console until the new boot's marker; return the boot, its lines since
+        the order and ``host_start_ns`` the order. A board that is not up is first booted from
+        power-on (not measured). Raises BootError when labgrid cannot reach its power, console or
+        shell, KeyboardInterrupt when ``on_line`` raises it (the board is switched off then)."""
         self.open()
         command: tuple[str, ...] = ("labgrid", str(self.spec.env), self.spec.target)
         if not self._up:
@@ -266,7 +266,8 @@ class LabgridBoard:
         if not self._kexeced or self._cmdline is None:  # the board's own command line is running
             self._cmdline = shell.cmdline()
         if way == REBOOT_KEXEC:
-            loading, problem = shell.load_kexec(f"{self._cmdline} {append}".strip())
+            given = variant or BoardVariant(way, way)
+            loading, problem = shell.load_kexec(given.kexec_command_line(self._cmdline))
             command = (*command, loading)
             if problem:
                 self._up = True  # nothing happened to the running system

@@ -22,7 +22,7 @@ from bootscope.lab.plans.settings import RunSettings
 from bootscope.lab.qemu.accel import AccelChoice
 from bootscope.lab.targets.base import POWERS_ON, Target, TargetSpec, powered
 from bootscope.lab.workloads.protocol import SlotRun
-from bootscope.lab.workloads.ssh_timeline import Timeline, console_marks, new_boot_start, reboot_metrics
+from bootscope.lab.workloads.ssh_timeline import Timeline, console_marks, reboot_metrics
 from bootscope.metrics import (
     BOOT_METRICS,
     HOST_KERNEL_START_S,
@@ -33,6 +33,7 @@ from bootscope.metrics import (
     RESTART_TO_MARKER_S,
 )
 from bootscope.model import Boot
+from bootscope.parse.reboot_start import new_boot_start
 from bootscope.store.records import BootRecord, VariantRecord
 
 ACCEL = "hardware"
@@ -103,6 +104,7 @@ class BoardWorkload:
                     "board": plan.board,
                     "reboot": variant.reboot,
                     "append": variant.append,
+                    "cmdline": variant.cmdline,
                     "marker": plan.marker,
                 },
             )
@@ -138,7 +140,7 @@ class BoardWorkload:
         if way == REBOOT_COLD:
             boot = board.power_cycle(plan.timeout_s, plan.marker, run.on_line, plan.needs_shell, run.on_start)
         else:
-            boot = board.reboot(way, plan.timeout_s, plan.marker, run.on_line, run.on_start, variant.append)
+            boot = board.reboot(way, plan.timeout_s, plan.marker, run.on_line, run.on_start, variant)
         if run.cancelled():
             raise KeyboardInterrupt
         metrics, release, note = board_metrics(boot, way, plan.marker)
@@ -165,7 +167,7 @@ def board_metrics(boot: Boot, way: str, marker: str) -> tuple[dict[str, float | 
         return {}, None, ""
     lines = boot.lines
     if way != REBOOT_COLD:
-        lines = lines[new_boot_start(lines) or 0 :]
+        lines = lines[new_boot_start(lines) :]
     found, release, note = measure(
         replace(boot, lines=lines), marker, None, (*BOOT_METRICS, *PREKERNEL_METRICS)
     )

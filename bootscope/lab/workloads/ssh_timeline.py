@@ -21,6 +21,7 @@ from bootscope.metrics import (
 )
 from bootscope.model import LogLine, Outcome
 from bootscope.parse.patterns import CONSOLE_BANNER_RE, CONSOLE_RUN_INIT_RE, PRINTK_STAMP_RE
+from bootscope.parse.reboot_start import new_boot_start
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,18 +42,6 @@ class ConsoleMarks:
         if self.init_ns is None or self.init_printk_s is None:
             return None
         return self.init_ns - round(self.init_printk_s * 1e9)
-
-
-def new_boot_start(lines: Sequence[LogLine]) -> int | None:
-    """Return the index in ``lines`` (console lines since the order) of the first line after the old
-    kernel's last line: its last line with a printk stamp before the new kernel's banner (what follows
-    is the firmware's and the boot loader's, then the new kernel's); 0 when the old kernel printed
-    none (a ``quiet`` one), None without a banner."""
-    banner = max((i for i, line in enumerate(lines) if CONSOLE_BANNER_RE.search(line.text)), default=None)
-    if banner is None:
-        return None
-    stamped = (i for i in range(banner - 1, -1, -1) if PRINTK_STAMP_RE.search(lines[i].text))
-    return next(stamped, -1) + 1
 
 
 def console_marks(lines: Sequence[LogLine]) -> ConsoleMarks:

@@ -3,7 +3,9 @@ in the run that settled it, the components (phases, initcalls, units) that shift
 saving (positive when the tuned boot spent less there). Those diff calls moved come first; with the
 few boots a tune spends an arm, the false discovery control over hundreds of initcalls often
 leaves even a 6 s shift unresolved (4 boots a side: p >= 0.029 each), so the largest shifts are
-shown too, each marked resolved or not, never called moved when diff did not."""
+shown too, each marked resolved or not, never called moved when diff did not. A component gone from
+the tuned boots is a saving only where their logs still show its kind: under ``quiet`` the console
+shows no phase at all, and the phases the baseline spent seconds in are not saved, only unseen."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from dataclasses import dataclass
 
 from bootscope.analyze.components import INITCALL, PHASE, UNIT
 from bootscope.errors import BootscopeError
+from bootscope.stats.attribution import DISAPPEARED
 from bootscope.store import Store
 from bootscope.usecases.diff import diff_run
 
@@ -46,7 +49,9 @@ def where_saved(
         )  # fmt: skip
     except BootscopeError:
         return ()
-    moved = [c for c in found.attribution.components if c.shift_s is not None]
+    components = found.attribution.components
+    seen = {c.kind for c in components if c.status != DISAPPEARED}  # kinds the tuned logs still show
+    moved = [c for c in components if c.shift_s is not None and (c.status != DISAPPEARED or c.kind in seen)]
     moved.sort(key=lambda c: (not c.moved, -abs(c.shift_s or 0.0)))
     return tuple(
         Moved(

@@ -17,7 +17,9 @@ class TuneRequest:
     probe's value),
     the risk classes allowed, the knobs named with --only, the machine options every boot gets
     (smp, mem, icount, cpu), the run settings (seed, accel, jobs, timeout), the system image to
-    boot (``kernel`` "" for the image's own) and the command-line words asked for with --try."""
+    boot (``kernel`` "" for the image's own), the command-line words asked for with --try and the
+    labgrid board whose command line is tuned (``labgrid:ENV:TARGET``; None: a QEMU guest), every
+    arm a kexec reboot of it, ``append`` then the board's whole baseline command line."""
 
     kernel: str
     append: str
@@ -33,3 +35,4 @@ class TuneRequest:
     settings: GivenSettings = field(default_factory=GivenSettings)
     image: str | None = None
     tries: tuple[str, ...] = ()
+    board: str | None = None

@@ -8,7 +8,7 @@ the tune continues where it stopped, no finished boot booted again."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -88,7 +88,7 @@ class Replay:
         record = self.stored[self.position]
         self.position += 1
         wanted = [v.config().get("append", "") for v in plan.variants]
-        have = [v.config.get("append", "") for v in record.variants]
+        have = [_command_line(v.config) for v in record.variants]
         if wanted != have:
             raise InputError(
                 f"run {record.id} of the stored tune booted other command lines than the resumed"
@@ -98,3 +98,9 @@ class Replay:
             self.finish(record.id)
         self.reused.append(record.id)
         return record.id
+
+
+def _command_line(config: Mapping[str, Any]) -> str:
+    """Return the command line a stored variant booted with: a board's kexec reboots keep it whole as
+    ``cmdline`` (``board.py``), a QEMU guest's as ``append``."""
+    return str(config.get("cmdline", "") if "board" in config else config.get("append", ""))

@@ -9,7 +9,8 @@ stored run on the one runner (labelled ``tune=probe|screen|final``; the probe ke
 the later runs name the probe, ``tune_of``), so Ctrl-C or a crash loses no finished boot and
 :func:`resume_tune` goes on from them (``resume.py``). A system image (``--image``) is tuned like
 a kernel: systemd's critical chain and blame give ``systemd.mask=`` knobs, and a knob asked for
-with ``--try`` is tried whatever the catalogue says.
+with ``--try`` is tried whatever the catalogue says. A labgrid board is tuned by kexec reboots,
+each arm with its whole command line (``board.py``).
 Not yet here: SSH targets, QEMU machine knobs.
 """
 
@@ -28,6 +29,7 @@ from bootscope.metrics import definition, unit_of
 from bootscope.store import Store
 from bootscope.usecases.run import resume_experiment, start_experiment
 from bootscope.usecases.tune.account import where_saved
+from bootscope.usecases.tune.board import board_runner
 from bootscope.usecases.tune.catalogue import candidates
 from bootscope.usecases.tune.decide import SAVING, Verdict
 from bootscope.usecases.tune.knob import Knob, given_knob, with_knobs
@@ -85,7 +87,7 @@ class TuneResult:
 
 def base_spec(request: TuneRequest) -> VariantSpec:
     """Return the baseline's variant: the kernel, the machine options and the command line."""
-    spec = VariantSpec(name=BASELINE, kernel="")
+    spec = VariantSpec(name=BASELINE, kernel=request.board or "")  # a board boots its own kernel
     if request.image:
         spec = apply_option(spec, "image", request.image)
     if request.kernel:
@@ -176,8 +178,13 @@ def _accounted(store: Store, request: TuneRequest, tried: TriedKnob) -> TriedKno
     return replace(tried, where=where)
 
 
-def booting(store: Store, reporter: Reporter | None, executor: Executor | None) -> Runner:
-    """Return the runner that boots a plan on the one runner (QEMU on this host, or ``executor``)."""
+def booting(
+    store: Store, reporter: Reporter | None, executor: Executor | None, request: TuneRequest | None = None
+) -> Runner:
+    """Return the runner that boots a plan on the one runner (QEMU on this host, or ``executor``;
+    the board of ``request`` when it names one: kexec reboots)."""
+    if request is not None and request.board:
+        return board_runner(request, store, reporter)
 
     def boot(plan: Plan, meta: dict[str, str]) -> int:
         return start_experiment(plan, store, reporter, executor=executor, meta=meta).experiment.id
@@ -203,7 +210,8 @@ def resume_tune(
     def resume(run_id: int) -> None:
         resume_experiment(run_id, store, reporter, executor=executor)
 
-    replay = Replay(runs_of(store, probe), runner or booting(store, reporter, executor), finish or resume)
+    boot = runner or booting(store, reporter, executor, request)
+    replay = Replay(runs_of(store, probe), boot, finish or resume)
     return tune(request, store, reporter, executor, runner=replay)
 
 
@@ -225,7 +233,7 @@ def tune(
             f"-n {request.boots_per_arm}: a knob needs at least {MIN_BOOTS_PER_ARM} boots an arm"
         )
 
-    first = runner or booting(store, reporter, executor)
+    first = runner or booting(store, reporter, executor, request)
     if request.budget is not None and request.budget < 1 + 4 * request.boots_per_arm:
         n = request.boots_per_arm
         raise InputError(f"--budget {request.budget}: one knob needs {1 + 4 * n} boots at -n {n}")

@@ -1,0 +1,107 @@
+"""`bootscope tune labgrid:ENV[:TARGET]`: tune a board's kernel command line.
+
+A board's command line is its boot loader's, so bootscope changes it the one way it can from the
+board's shell: every arm is a kexec reboot with a whole command line of its own (``BoardVariant``'s
+``cmdline``). The baseline's is the board's own, read from its ``/proc/cmdline`` once before the
+probe (``--append`` adds words to it), each knob's is that line with the knob's words removed and
+added, exactly as for a kernel booted in QEMU. Every stage is a board run labelled as any tune run,
+so Ctrl-C, a crash and ``--resume`` keep and reuse every finished boot.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from bootscope.errors import BootError, InputError
+from bootscope.lab import runner
+from bootscope.lab.plans.board import (
+    BOARD_TIMEOUT_S,
+    LABGRID_PREFIX,
+    REBOOT_KEXEC,
+    BoardPlan,
+    BoardVariant,
+    parse_board,
+)
+from bootscope.lab.plans.boot import Plan
+from bootscope.lab.progress import Reporter
+from bootscope.lab.targets.labgrid_board import LabgridBoard
+from bootscope.lab.targets.qemu import LocalQemu
+from bootscope.lab.workloads.board import BoardWorkload
+from bootscope.store import Store
+from bootscope.usecases.board import provide_example_paths
+from bootscope.usecases.tune.knob import words_of
+from bootscope.usecases.tune.request import TuneRequest
+from bootscope.usecases.tune.screen import Runner
+
+# What a board tune cannot be given: the options of a QEMU guest
+_NOT_ON_A_BOARD = ("image", "smp", "mem", "icount", "accel", "jobs")
+
+
+def is_board(kernel: str) -> bool:
+    """Whether ``kernel`` names a labgrid board (``labgrid:ENV[:TARGET]``) rather than a kernel."""
+    return kernel.startswith(LABGRID_PREFIX)
+
+
+def board_request(request: TuneRequest) -> TuneRequest:
+    """Return ``request`` for the board its ``board`` names (absolute), its ``append`` the board's own
+    command line read on the board (switched on, then off) with the words asked for added: the
+    baseline every knob is applied to. Raises InputError for a bad board or an option a board has no
+    use for, BootError when labgrid cannot reach the board or its shell."""
+    assert request.board is not None
+    url = parse_board(request.board).url
+    given = [name for name in _NOT_ON_A_BOARD if _given(request, name)]
+    if given:
+        raise InputError(
+            f"--{given[0]} is a QEMU guest's option: a board boots its own kernel on its own machine"
+        )
+    provide_example_paths(url)
+    own = board_command_line(url)
+    words = words_of(own) + [w for w in words_of(request.append) if w not in words_of(own)]
+    return replace(request, board=url, append=" ".join(words))
+
+
+def _given(request: TuneRequest, name: str) -> bool:
+    if name == "image":
+        return request.image is not None
+    if name in ("accel", "jobs"):
+        return getattr(request.settings, name) is not None
+    return (request.machine or {}).get(name) is not None
+
+
+def board_command_line(board: str) -> str:
+    """Return the command line board ``board`` boots with from power-on: its ``/proc/cmdline``, read on
+    its shell after switching it on (it is switched off after). Raises BootError when labgrid cannot
+    reach the board or its shell."""
+    target = LabgridBoard(board)
+    try:
+        line = target.kernel_facts().get("cmdline")
+    finally:
+        target.close()
+    if not line:
+        raise BootError(f"labgrid: {board}: /proc/cmdline read empty on the board's shell")
+    return str(line).strip()
+
+
+def board_runner(request: TuneRequest, store: Store, reporter: Reporter | None) -> Runner:
+    """Return the runner that boots a tune's plan on the board ``request`` names: each variant a kexec
+    reboot with the variant's command line (its ``append``, the whole line), the plan's seed, boots
+    and warm-ups, one boot's timeout ``request``'s (default BOARD_TIMEOUT_S)."""
+    assert request.board is not None
+    board = request.board
+    provide_example_paths(board)
+
+    def boot(plan: Plan, meta: dict[str, str]) -> int:
+        variants = tuple(BoardVariant(v.name, REBOOT_KEXEC, cmdline=v.append) for v in plan.variants)
+        board_plan = BoardPlan(
+            board=board,
+            seed=plan.seed,
+            samples_per_variant=plan.samples_per_variant,
+            warmup_per_variant=plan.warmup_per_variant,
+            timeout_s=request.settings.timeout_s or BOARD_TIMEOUT_S,
+            reboot=REBOOT_KEXEC,
+            variants=variants,
+        )
+        workload = BoardWorkload(board_plan)
+        return runner.start(workload, LocalQemu(), store, reporter, meta=meta).experiment.id
+
+    return boot
