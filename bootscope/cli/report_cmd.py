@@ -54,7 +54,7 @@ def report(
     _, fmt = resolve_formats(output_format, input_format, ("html",), "html")
     view = report_view(logs, run, db, boot=boot, vs=vs, fmt=fmt, alpha=ALPHA)
     if view.run is not None:
-        write_text_atomically(output, render_run_report(view.run, definitions=DEFINITIONS))
+        write_text_atomically(output, render_run_report(view.run, definitions=DEFINITIONS, tune=view.tune))
         what = f"{len(view.run.samples)} boots of {len(view.run.variants)} variant(s)"
     else:
         assert view.boot is not None

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from bootscope import defaults
-from bootscope.cli import options
+from bootscope.cli import options, ssh_run
 from bootscope.errors import InputError
 from bootscope.metrics import DEFAULT_METRIC, LOGIN_PROMPT_S
 
@@ -20,7 +20,8 @@ def tune(
         str | None,
         typer.Argument(
             help="Kernel: a bzImage path or debian:<flavour|package> (with --image: optional);"
-            " or a board, labgrid:ENV.yaml[:TARGET], tuned by kexec reboots."
+            " or a board, labgrid:ENV.yaml[:TARGET], or a machine, ssh://USER@HOST[:PORT], tuned by"
+            " kexec reboots."
         ),
     ] = None,
     image: Annotated[
@@ -83,6 +84,13 @@ def tune(
             "--resume", help="Go on with stored tune ID (its first run; or 'latest') after Ctrl-C or a crash."
         ),
     ] = None,
+    console: ssh_run.ConsoleCmd = None,
+    console_device: ssh_run.ConsoleDevice = None,
+    baud: ssh_run.Baud = 115200,
+    identity: ssh_run.Identity = None,
+    known_hosts: ssh_run.KnownHosts = None,
+    no_checks: ssh_run.NoChecks = False,
+    yes_this_machine: ssh_run.YesThisMachine = False,
     db: options.Db = defaults.DEFAULT_DB,
     fmt: Annotated[str, options.format_option(TUNE_FORMATS, "table")] = "table",
 ) -> None:
@@ -100,6 +108,7 @@ def tune(
     from bootscope.usecases.tune.request import TuneRequest
     from bootscope.usecases.tune.search import resume_tune
     from bootscope.usecases.tune.search import tune as run_tune
+    from bootscope.usecases.tune.ssh import is_ssh, ssh_request, ssh_target_of
 
     options.check_format(fmt, TUNE_FORMATS)
     if resume is not None and (kernel or image or tries or only or allow or append):
@@ -112,20 +121,34 @@ def tune(
     metric = metric or (LOGIN_PROMPT_S if image else DEFAULT_METRIC)
     floor, fraction = parse_amount(min_saving, "s", "--min-saving")
     board = kernel if kernel and is_board(kernel) else None
+    machine = kernel if kernel and is_ssh(kernel) else None
+    ssh_given = console or console_device or identity or known_hosts or no_checks or yes_this_machine
+    if ssh_given and not machine:
+        raise InputError(
+            "--console, --console-device, --identity, --known-hosts, --no-checks and --yes-this-machine"
+            " are for a machine over SSH: give ssh://USER@HOST[:PORT]"
+        )
     request = TuneRequest(
-        kernel="" if board else kernel or "", image=image, board=board, tries=tuple(tries or ()),
+        kernel="" if board or machine else kernel or "", image=image, board=board, tries=tuple(tries or ()),
         append=append, metric=metric,
         boots_per_arm=n, alpha=alpha, budget=budget,
         min_saving=None if floor is None else abs(floor), min_saving_fraction=abs(fraction or 0.01),
         allow=tuple(allow or ()), only=tuple(only or ()), machine={"smp": smp, "mem": mem, "icount": icount},
         settings=GivenSettings(seed=seed, timeout_s=timeout, accel=accel, jobs=jobs, warmup_per_variant=0),
+        ssh=None if machine is None else ssh_target_of(
+            machine, console, console_device, baud, identity, known_hosts, no_checks, yes_this_machine
+        ).to_dict(),
     )  # fmt: skip
     reporter = RichReporter() if fmt == "table" else SilentReporter()
     with Store.open(db) as store:
         if resume is not None:
             result = resume_tune(resume, store, reporter)
         else:
-            result = run_tune(board_request(request) if board else request, store, reporter)
+            if board:
+                request = board_request(request)
+            elif machine:
+                request = ssh_request(request)
+            result = run_tune(request, store, reporter)
     if fmt == "json":
         sys.stdout.write(tune_json(result))
     elif fmt == "markdown":

@@ -16,7 +16,7 @@ from dataclasses import fields
 from functools import lru_cache
 from html import escape
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bootscope.report import html_tables as tables
 from bootscope.report.diff_out import total_sentence, waterfall_svg
@@ -29,6 +29,9 @@ from bootscope.report.views import (
     line_gaps,
 )
 from bootscope.usecases.view_types import BootView, RunView
+
+if TYPE_CHECKING:
+    from bootscope.usecases.tune.stored import StoredTune
 
 # Bars beyond this many in the gap chart are narrower than a pixel on any screen; the page stays fast.
 MAX_GAP_BARS = 2000
@@ -277,9 +280,14 @@ def run_data(run: RunView) -> dict[str, Any]:
 
 
 def render_run_report(
-    run: RunView, *, definitions: Mapping[str, str] | None = None, served: str | None = None
+    run: RunView,
+    *,
+    definitions: Mapping[str, str] | None = None,
+    served: str | None = None,
+    tune: StoredTune | None = None,
 ) -> str:
-    """Return the HTML text of a run's report: distributions, ECDFs, comparisons, failures, environment.
+    """Return the HTML text of a run's report: distributions, ECDFs, comparisons, failures, environment,
+    and the section of the tune the run belongs to (``tune``; None: none).
 
     When ``run.example`` is set, that boot's timeline, gap chart and log follow. ``served``: as for
     :func:`render_boot_report`. Never raises on a well-formed ``RunView``.
@@ -287,6 +295,10 @@ def render_run_report(
     body = [f"<header><h1>{escape(run.title)}</h1></header>", "<main>"]
     body.append(tables.environment_table(run.environment))
     body.append(tables.comparison_table(run.comparisons))
+    if tune is not None:
+        from bootscope.report.tune_html import tune_section  # the tune's modules: only for a tune's run
+
+        body.append(tune_section(tune))
     body.append(
         '<section><h2>Distributions</h2><p class="hint">Each dot is one boot; the bar is the median '
         'with its confidence interval. Right: the empirical CDF.</p><div id="dists"></div></section>'

@@ -40,6 +40,12 @@ def _table(
     return "".join(out)
 
 
+def section_table(caption: str, head: Sequence[str], rows: Iterable[Sequence[object]], note: str = "") -> str:
+    """Return a report section: heading ``caption``, a table of ``rows`` under ``head`` (every cell
+    escaped; 'none' for no row) and a hint line ``note``."""
+    return _table(caption, head, rows, note=note)
+
+
 def identity_table(bd: Breakdown) -> str:
     """Return the kernel and machine the log names, as an HTML section."""
     ident = bd.identity

@@ -57,7 +57,9 @@ class Pages:
         run_id = path_id(request, "run")
         found = served_run(self.served.db, run_id, self.served.alpha)
         nav = web_pages.boots_nav(run_id, found.view.variants, found.boots)
-        return HTMLResponse(render_run_report(found.view, definitions=DEFINITIONS, served=nav))
+        return HTMLResponse(
+            render_run_report(found.view, definitions=DEFINITIONS, served=nav, tune=found.tune)
+        )
 
     def boot(self, request: Request) -> Response:
         """One boot: its timeline, phases, initcalls, gaps and console, searchable."""

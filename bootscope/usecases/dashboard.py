@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -23,6 +24,9 @@ from bootscope.usecases.view_types import RunView
 from bootscope.usecases.views import run_view
 from bootscope.usecases.watch.labels import REVISION
 from bootscope.usecases.watch.series import UNKNOWN_REVISION
+
+if TYPE_CHECKING:
+    from bootscope.usecases.tune.stored import StoredTune
 
 # Alerts a person still has to act on (the others are closed: invalid, fixed, wontfix).
 OPEN_STATES = ("untriaged", "acknowledged", "confirmed")
@@ -249,20 +253,26 @@ def series_detail(db: str, key: str, alpha: float) -> SeriesDetail:
 
 @dataclass(frozen=True, slots=True)
 class ServedRun:
-    """A run as its page shows it: the report's view and every boot (index, variant, outcome)."""
+    """A run as its page shows it: the report's view, every boot (index, variant, outcome) and the
+    tune it belongs to (None: no tune's)."""
 
     view: RunView
     boots: tuple[tuple[int, str, str], ...]
+    tune: StoredTune | None = None
 
 
 def served_run(db: str, run_id: int, alpha: float) -> ServedRun:
     """Return stored run ``run_id`` as ``bootscope report --run`` draws it (summaries, comparisons
     at ``alpha``, failures, its first counted boot as the example; the per-variant diffs are the
-    compare page's) and the list of its boots. Raises StoreLookupError for an unknown run."""
+    compare page's), the list of its boots and its tune (read again without booting). Raises
+    StoreLookupError for an unknown run."""
+    from bootscope.usecases.tune.stored import stored_tune  # the runner's modules: only here
+
     with Store.open(db, create=False) as store:
         view = run_view(store, str(run_id), alpha)
         boots = tuple((b.index, b.variant, b.outcome) for b in store.boots(run_id) if not b.superseded)
-    return ServedRun(view, boots)
+        tune = stored_tune(store, run_id)
+    return ServedRun(view, boots, tune)
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from bootscope.model import Breakdown, Comparison, LogLine, Sample, SideSummary, UnitSpan
 from bootscope.stats.attribution import DiffResult
+
+if TYPE_CHECKING:  # the tune's modules load the runner: only a report of a tune's run needs them
+    from bootscope.usecases.tune.stored import StoredTune
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,13 +53,15 @@ class RunView:
 
 @dataclass(frozen=True, slots=True)
 class ReportView:
-    """What ``bootscope report`` draws: a stored run (``run``), or a boot of the logs (``boot``) with
-    the other boots of those logs (``others``) and a boot to set beside it (``vs``, None: none)."""
+    """What ``bootscope report`` draws: a stored run (``run``) with the tune it belongs to (``tune``,
+    None: no tune's), or a boot of the logs (``boot``) with the other boots of those logs
+    (``others``) and a boot to set beside it (``vs``, None: none)."""
 
     run: RunView | None = None
     boot: BootView | None = None
     vs: BootView | None = None
     others: tuple[BootView, ...] = ()
+    tune: StoredTune | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,15 +69,19 @@ def report_view(
 ) -> ReportView:
     """Return what ``report`` draws: the stored run ``run`` in ``db`` (summaries and comparisons at
     ``alpha``, each variant's diff, and as the example boot its boot ``boot``, by the run's index,
-    default its first boot that counts), or boot ``boot`` (1-based, default the first) of the log
-    files with the first boot of ``vs`` beside it. Raises InputError for both inputs or none, ``vs``
-    with a run, or a boot that is not there; StoreError for an unknown run."""
+    default its first boot that counts; the tune it belongs to, read again without booting), or
+    boot ``boot`` (1-based, default the first) of the log files with the first boot of ``vs``
+    beside it. Raises InputError for both inputs or none, ``vs`` with a run, or a boot that is not
+    there; StoreError for an unknown run."""
     paths = one_source(logs, run)
     if run is not None:
         if vs is not None:
             raise InputError("--vs compares two logs; for a run the comparison table is already there")
+        from bootscope.usecases.tune.stored import stored_tune  # the runner's modules: only here
+
         with Store.open(db, create=False) as store:
-            return ReportView(run=run_view(store, run, alpha, with_diffs=True, example_index=boot))
+            view = run_view(store, run, alpha, with_diffs=True, example_index=boot)
+            return ReportView(run=view, tune=stored_tune(store, store.experiment(run).id))
     views = boots_from_logs(paths, fmt)
     main = pick_boot(views, boot or 1)
     other = pick_boot(boots_from_logs([vs], fmt), 1) if vs is not None else None

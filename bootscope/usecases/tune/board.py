@@ -30,11 +30,8 @@ from bootscope.lab.workloads.board import BoardWorkload
 from bootscope.store import Store
 from bootscope.usecases.board import provide_example_paths
 from bootscope.usecases.tune.knob import words_of
-from bootscope.usecases.tune.request import TuneRequest
+from bootscope.usecases.tune.request import TuneRequest, qemu_options_given
 from bootscope.usecases.tune.screen import Runner
-
-# What a board tune cannot be given: the options of a QEMU guest
-_NOT_ON_A_BOARD = ("image", "smp", "mem", "icount", "accel", "jobs")
 
 
 def is_board(kernel: str) -> bool:
@@ -49,7 +46,7 @@ def board_request(request: TuneRequest) -> TuneRequest:
     use for, BootError when labgrid cannot reach the board or its shell."""
     assert request.board is not None
     url = parse_board(request.board).url
-    given = [name for name in _NOT_ON_A_BOARD if _given(request, name)]
+    given = qemu_options_given(request)
     if given:
         raise InputError(
             f"--{given[0]} is a QEMU guest's option: a board boots its own kernel on its own machine"
@@ -58,14 +55,6 @@ def board_request(request: TuneRequest) -> TuneRequest:
     own = board_command_line(url)
     words = words_of(own) + [w for w in words_of(request.append) if w not in words_of(own)]
     return replace(request, board=url, append=" ".join(words))
-
-
-def _given(request: TuneRequest, name: str) -> bool:
-    if name == "image":
-        return request.image is not None
-    if name in ("accel", "jobs"):
-        return getattr(request.settings, name) is not None
-    return (request.machine or {}).get(name) is not None
 
 
 def board_command_line(board: str) -> str:

@@ -18,8 +18,9 @@ class TuneRequest:
     the risk classes allowed, the knobs named with --only, the machine options every boot gets
     (smp, mem, icount, cpu), the run settings (seed, accel, jobs, timeout), the system image to
     boot (``kernel`` "" for the image's own), the command-line words asked for with --try and the
-    labgrid board whose command line is tuned (``labgrid:ENV:TARGET``; None: a QEMU guest), every
-    arm a kexec reboot of it, ``append`` then the board's whole baseline command line."""
+    labgrid board whose command line is tuned (``labgrid:ENV:TARGET``) or the machine reached over
+    SSH (``ssh``: ``usecases.tune.ssh.SshTarget.to_dict``; both None: a QEMU guest), every arm a
+    kexec reboot of it, ``append`` then its whole baseline command line."""
 
     kernel: str
     append: str
@@ -36,3 +37,23 @@ class TuneRequest:
     image: str | None = None
     tries: tuple[str, ...] = ()
     board: str | None = None
+    ssh: Mapping[str, Any] | None = None
+
+
+# The options only a QEMU guest has: a board or a machine boots its own kernel on its own hardware
+QEMU_ONLY = ("image", "smp", "mem", "icount", "accel", "jobs")
+
+
+def qemu_options_given(request: TuneRequest) -> list[str]:
+    """Return the names of QEMU_ONLY that ``request`` gives, in that order."""
+    given = []
+    for name in QEMU_ONLY:
+        if name == "image":
+            value: object = request.image
+        elif name in ("accel", "jobs"):
+            value = getattr(request.settings, name)
+        else:
+            value = (request.machine or {}).get(name)
+        if value is not None:
+            given.append(name)
+    return given

@@ -10,8 +10,9 @@ the later runs name the probe, ``tune_of``), so Ctrl-C or a crash loses no finis
 :func:`resume_tune` goes on from them (``resume.py``). A system image (``--image``) is tuned like
 a kernel: systemd's critical chain and blame give ``systemd.mask=`` knobs, and a knob asked for
 with ``--try`` is tried whatever the catalogue says. A labgrid board is tuned by kexec reboots,
-each arm with its whole command line (``board.py``).
-Not yet here: SSH targets, QEMU machine knobs.
+each arm with its whole command line (``board.py``), and so is a machine over SSH (``ssh.py``).
+A stored tune is read again without booting for the HTML report (``stored.py``).
+Not yet here: QEMU machine knobs.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from bootscope.usecases.tune.resume import (
     runs_of,
 )
 from bootscope.usecases.tune.screen import BASELINE, Runner, TriedKnob, arms_of, judge_arm, plan_of, screen
+from bootscope.usecases.tune.ssh import ssh_runner
 
 TUNED = "tuned"
 MIN_BOOTS_PER_ARM = 4  # the fewest a side that give a 95% interval of a shift (Mann-Whitney)
@@ -87,7 +89,8 @@ class TuneResult:
 
 def base_spec(request: TuneRequest) -> VariantSpec:
     """Return the baseline's variant: the kernel, the machine options and the command line."""
-    spec = VariantSpec(name=BASELINE, kernel=request.board or "")  # a board boots its own kernel
+    # a board or a machine boots its own kernel: the variant names where it runs
+    spec = VariantSpec(name=BASELINE, kernel=request.board or (request.ssh or {}).get("url") or "")
     if request.image:
         spec = apply_option(spec, "image", request.image)
     if request.kernel:
@@ -185,6 +188,8 @@ def booting(
     the board of ``request`` when it names one: kexec reboots)."""
     if request is not None and request.board:
         return board_runner(request, store, reporter)
+    if request is not None and request.ssh:
+        return ssh_runner(request, store, reporter)
 
     def boot(plan: Plan, meta: dict[str, str]) -> int:
         return start_experiment(plan, store, reporter, executor=executor, meta=meta).experiment.id
