@@ -8,7 +8,7 @@ from __future__ import annotations
 from html import escape
 
 from bootscope.report.html_tables import section_table
-from bootscope.report.tune_out import amount, front_text, interval_text, where_text
+from bootscope.report.tune_out import amount, front_text, interval_text, qemu_text, where_text
 from bootscope.usecases.tune.stored import StoredTune
 
 
@@ -50,7 +50,9 @@ def _answer(stored: StoredTune) -> str:
         parts.append("<p>No knob showed a saving: keep the baseline's command line.</p>")
     else:
         parts.append(
-            f"<p>Recommended ({escape(', '.join(r.knobs))}): <code>{escape(r.append)}</code>: "
+            f"<p>Recommended ({escape(', '.join(r.knobs))}): <code>{escape(r.append)}</code>"
+            + (f" with the QEMU options <code>{escape(qemu_text(r.qemu_args))}</code>" if r.qemu_args else "")
+            + ": "
             f"{escape(amount(r.verdict.saving, result.unit))} "
             f"{escape(interval_text(r.verdict, result.unit))} "
             f"({escape(r.verdict.decision)}); the knobs alone summed to "

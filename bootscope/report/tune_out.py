@@ -5,6 +5,7 @@ positive when the tuned boot is faster; an interval that holds zero is never cal
 from __future__ import annotations
 
 import json
+import shlex
 from typing import Any
 
 from bootscope.report.text_table import Column, TextTable, lay_out, paragraph
@@ -44,7 +45,7 @@ def tune_document(result: TuneResult) -> dict[str, Any]:
     "median"}, "candidates": [{"knob", "risk", "source", "effect", "evidence", "saving", "ci",
     "boots", "decision", "why", "where": [{"kind", "name", "saving", "ci", "resolved", "status"}]}],
     "pareto": [{"risk", "knobs", "saving_sum"}], "untried": [knob...], "recommended": {"append",
-    "knobs", "masks", "saving", "ci", "decision", "sum_of_singles", "combination"} | null,
+    "knobs", "masks", "qemu_args", "saving", "ci", "decision", "sum_of_singles", "combination"} | null,
     "boots_spent", "runs"}``;
     ``where`` is diff's account of a kept knob's saving (seconds, the largest moves first),
     ``pareto`` the front of summed single savings against the risk accepted, and ``combination``
@@ -55,6 +56,7 @@ def tune_document(result: TuneResult) -> dict[str, Any]:
         r = result.recommended
         recommended = {
             "append": r.append, "knobs": list(r.knobs), "masks": masked_units(r.append),
+            "qemu_args": list(r.qemu_args),
             "saving": r.verdict.saving, "ci": list(r.verdict.ci) if r.verdict.ci else None,
             "decision": r.verdict.decision,
             "sum_of_singles": r.sum_of_singles, "combination": r.combination,
@@ -120,6 +122,11 @@ def _mark(moved: Moved) -> str:
     return gone + ("" if moved.resolved else " (not resolved by these boots)")
 
 
+def qemu_text(qemu_args: tuple[str, ...]) -> str:
+    """Return QEMU options as one shell-quoted line (``-machine hpet=off``)."""
+    return " ".join(shlex.quote(arg) for arg in qemu_args)
+
+
 def front_text(result: TuneResult) -> str:
     """Return the Pareto front of saving against risk as one clause per risk class."""
     return "; ".join(
@@ -171,6 +178,8 @@ def tune_text(result: TuneResult, width_cells: int) -> str:
             f" ({r.verdict.decision}); the knobs alone summed to {amount(r.sum_of_singles, result.unit)}",
             width_cells,
         )
+        if r.qemu_args:
+            lines += paragraph(f"with the QEMU options: {qemu_text(r.qemu_args)}", width_cells)
         if r.combination:
             lines += paragraph(
                 f"the kept knobs {r.combination}: the best one alone is recommended", width_cells
@@ -212,7 +221,9 @@ def tune_markdown(result: TuneResult) -> str:
         out.append("No knob showed a saving.")
     else:
         out.append(
-            f"Recommended: `{r.append}`: {amount(r.verdict.saving, result.unit)}"
+            f"Recommended: `{r.append}`"
+            + (f" with the QEMU options `{qemu_text(r.qemu_args)}`" if r.qemu_args else "")
+            + f": {amount(r.verdict.saving, result.unit)}"
             f" {interval_text(r.verdict, result.unit)}"
             f" ({r.verdict.decision}); the knobs alone summed to {amount(r.sum_of_singles, result.unit)}."
             + (

@@ -20,6 +20,7 @@ from tests.cli_here import run_in_process
 ROOT = Path(__file__).resolve().parents[2]
 
 BASE = "initcall_debug ignore_loglevel"
+MACHINE = "i8042=off"  # QEMU's PC without its PS/2 controller: a machine knob asked for with --try
 
 
 def _bootscope(*args: str) -> subprocess.CompletedProcess[str]:
@@ -33,12 +34,12 @@ def test_tune_finds_the_console_noise_and_a_slow_initcall(cloud_kernel: Path, tm
     done = _bootscope(
         "tune", str(cloud_kernel), "--append", BASE, "--icount", "3", "-n", "4", "--seed", "5",
         "--allow", "feature", "--only", "initcall_debug", "--only", "initcall_blacklist=crypto_algapi_init",
-        "--db", db, "--format", "json",
+        "--try", f"machine:{MACHINE}", "--db", db, "--format", "json",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     knobs = {c["knob"]: c for c in result["candidates"]}
-    assert set(knobs) == {"-initcall_debug", "+initcall_blacklist=crypto_algapi_init"}
+    assert set(knobs) == {"-initcall_debug", "+initcall_blacklist=crypto_algapi_init", f"+machine:{MACHINE}"}
     assert knobs["+initcall_blacklist=crypto_algapi_init"]["risk"] == "feature"
     probe, screen, final = result["runs"]
     with Store.open(db) as store:
@@ -46,13 +47,26 @@ def test_tune_finds_the_console_noise_and_a_slow_initcall(cloud_kernel: Path, tm
         experiment = store.experiment(screen)
         spent = sum(len(store.boots(run)) for run in result["runs"])
         finals = store.samples(final, "kernel_init_s")
+        logs = {b.variant: store.boot_log(screen, b.index) for b in store.boots(screen)}
         probe_meta = store.experiment(probe).meta
         assert store.experiment(final).meta["tune_of"] == str(probe)
     # The probe keeps the request (for --resume); every later run names the probe.
     assert probe_meta["tune"] == "probe" and json.loads(probe_meta["tune_request"])["append"] == BASE
     assert experiment.meta["tune_of"] == str(probe)
-    arms = {v.name: v.config["append"] for v in experiment.variants}
+    arms = {v.name: v.config["append"] for v in experiment.variants if not v.config["qemu_args"]}
     assert arms["baseline"] == BASE
+    # The machine knob's arm: the baseline's command line on a PC without the PS/2 controller, which
+    # its console shows (the kernel finds none), where the baseline's sets it up.
+    (machine,) = [v for v in experiment.variants if v.config["qemu_args"]]
+    assert machine.config["qemu_args"] == ["-machine", MACHINE] and machine.config["append"] == BASE
+    assert any("serio: i8042 KBD port" in line.text for line in logs["baseline"])
+    assert not any("serio: i8042" in line.text for line in logs[machine.name])
+    base_median = statistics.median(screened["baseline"])
+    without = knobs[f"+machine:{MACHINE}"]
+    assert without["decision"] != "rejected", without
+    assert without["saving"] == pytest.approx(
+        base_median - statistics.median(screened[machine.name]), abs=0.002
+    )
     base = statistics.median(screened["baseline"])
     assert result["baseline"] == {"append": BASE, "median": pytest.approx(base)}
     for name, append in arms.items():
@@ -77,11 +91,13 @@ def test_tune_finds_the_console_noise_and_a_slow_initcall(cloud_kernel: Path, tm
     # The final A/B of the two together, booted again against the baseline.
     recommended = result["recommended"]
     assert recommended["append"] == "ignore_loglevel initcall_blacklist=crypto_algapi_init"
+    kept_machine = without["decision"] == "saving"
+    assert recommended["qemu_args"] == (["-machine", MACHINE] if kept_machine else [])
     assert recommended["decision"] == "saving" and recommended["combination"] == ""
     together = statistics.median(finals["baseline"]) - statistics.median(finals["tuned"])
     assert recommended["saving"] == pytest.approx(together, abs=0.002) and recommended["ci"][0] > 0
     assert recommended["sum_of_singles"] == pytest.approx(sum(k["saving"] for k in knobs.values()))
-    assert result["boots_spent"] == spent == 1 + 3 * 4 + 2 * 4
+    assert result["boots_spent"] == spent == 1 + 4 * 4 + 2 * 4
 
 
 def _applied(knob: str, base: str) -> str:

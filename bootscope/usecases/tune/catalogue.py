@@ -6,7 +6,8 @@ off; ``unsafe``: security or correctness traded away), where it is documented or
 should save, and the evidence in this boot that the sink it removes is there. A knob is proposed
 only with such evidence: a command line that prints every initcall, a console that prints hundreds
 of lines, a slow initcall (here); machine checks that ran (``machine_knobs.py``); slow services on
-systemd's critical chain (``unit_knobs.py``). The knob type and command-line editing are in
+systemd's critical chain (``unit_knobs.py``); devices of QEMU's PC machine the kernel met, for a
+QEMU guest (``qemu_knobs.py``). The knob type and command-line editing are in
 ``knob.py``.
 """
 
@@ -31,6 +32,7 @@ from bootscope.usecases.tune.knob import (
     words_of,
 )
 from bootscope.usecases.tune.machine_knobs import machine_knobs
+from bootscope.usecases.tune.qemu_knobs import qemu_knobs
 from bootscope.usecases.tune.unit_knobs import unit_knobs
 
 # A console that prints more lines than this pays for each one (a serial console: 10 to 100 us a
@@ -105,12 +107,14 @@ def candidates(
     metric: str,
     allow: Sequence[str] = (),
     only: Sequence[str] = (),
+    qemu_args: Sequence[str] | None = None,
 ) -> list[Knob]:
     """Return the knobs this boot gives a reason to try for ``metric``, safe ones first: those of
     risk ``feature`` or ``unsafe`` only when ``allow`` names that class; with ``only``, those whose
     name (without its leading ``+``/``-``) starts with one of them. ``quiet`` is never proposed for a
     metric read on the kernel's printk clock: it silences the lines that metric is read from (the
-    kernel's ``Run /init`` line is an info message). Raises InputError for an unknown risk class."""
+    kernel's ``Run /init`` line is an info message). ``qemu_args``: the QEMU guest's own options
+    (None: not a QEMU guest, so no ``-machine`` knob). Raises InputError for an unknown risk class."""
     unknown = [risk for risk in allow if risk not in (FEATURE, UNSAFE)]
     if unknown:
         raise InputError(f"--allow {unknown[0]}: choose {FEATURE} or {UNSAFE}")
@@ -123,6 +127,7 @@ def candidates(
         *_console_knobs(append, breakdown, console_metric),
         *machine_knobs(words, breakdown, lines),
         *_initcall_knobs(breakdown),
+        *(qemu_knobs(lines, qemu_args) if qemu_args is not None else ()),
         *unit_knobs(systemd_accounting(lines), set(masked_units(append))),
     ]
     kept = [k for k in found if k.risk in allowed]

@@ -1,11 +1,14 @@
 """A knob `bootscope tune` may try: a change to the kernel command line (words removed by their name
-before ``=``, words added), with its risk class, source, expected effect and the evidence for it."""
+before ``=``, words added) or QEMU options added to the guest's machine, with its risk class, source,
+expected effect and the evidence for it."""
 
 from __future__ import annotations
 
 import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from bootscope.lab.plans.boot import VariantSpec
 
 SAFE, FEATURE, UNSAFE = "safe", "feature", "unsafe"
 RISKS = (SAFE, FEATURE, UNSAFE)
@@ -14,8 +17,9 @@ PARAMETERS_DOC = "Documentation/admin-guide/kernel-parameters.txt"
 
 @dataclass(frozen=True, slots=True)
 class Knob:
-    """One change to the command line: its name (``-initcall_debug``, ``+quiet``), risk class,
-    source, expected effect, the evidence in this boot, and the words it removes and adds."""
+    """One change to the command line or the QEMU machine: its name (``-initcall_debug``, ``+quiet``,
+    ``+machine:hpet=off``), risk class, source, expected effect, the evidence in this boot, the
+    words it removes and adds, and the QEMU options it adds (a QEMU guest's only)."""
 
     name: str
     risk: str
@@ -24,10 +28,18 @@ class Knob:
     evidence: str
     remove: tuple[str, ...] = ()
     add: tuple[str, ...] = ()
+    qemu_args: tuple[str, ...] = ()
 
     def apply(self, append: str) -> str:
         """Return ``append`` with this knob's words removed and added."""
         return with_knobs(append, [self])
+
+
+def knobs_arm(base: VariantSpec, knobs: Sequence[Knob], append: str, name: str) -> VariantSpec:
+    """Return the variant ``name``: ``base`` with the command line ``append`` as ``knobs`` change it
+    and their QEMU options after its own."""
+    extra = tuple(arg for knob in knobs for arg in knob.qemu_args)
+    return replace(base, name=name, append=with_knobs(append, knobs), qemu_args=base.qemu_args + extra)
 
 
 def words_of(append: str) -> list[str]:
@@ -57,6 +69,9 @@ def with_knobs(append: str, knobs: Sequence[Knob]) -> str:
     return " ".join(shlex.quote(w) if " " in w else w for w in words)
 
 
+# A --try word that names a QEMU machine property (machine:hpet=off), not a command-line word
+MACHINE_PREFIX = "machine:"
+
 # Words that trade security or correctness away: a knob a user asks for with one of them is unsafe.
 UNSAFE_KEYS = frozenset(
     {"mitigations", "init_on_free", "init_on_alloc", "nokaslr", "nopti", "nospectre_v1", "nospectre_v2",
@@ -71,14 +86,26 @@ LIST_KEYS = frozenset({"systemd.mask", "initcall_blacklist", "module_blacklist",
 def given_knob(word: str) -> Knob:
     """Return the knob a user asks `tune` to try (``--try``): ``-NAME`` removes the word NAME (with
     any value), ``+WORD`` or ``WORD`` adds WORD in place of a word of the same name (beside it for a name in
-    LIST_KEYS, such as ``systemd.mask``). It is of risk
+    LIST_KEYS, such as ``systemd.mask``); ``machine:PROPERTY=VALUE`` adds ``-machine PROPERTY=VALUE``
+    to a QEMU guest. It is of risk
     ``unsafe`` when its name is one of UNSAFE_KEYS, else ``feature`` (bootscope cannot tell what it
-    switches off). Raises ValueError for an empty word or one with blanks."""
+    switches off). Raises ValueError for an empty word, one with blanks, or a machine property
+    taken away or without a value."""
     text = word.strip()
     if text in ("", "+", "-") or any(c.isspace() for c in text):
         raise ValueError(f"--try {word!r}: give one command-line word, e.g. quiet, +lpj=1, -initcall_debug")
     body = text.lstrip("+-")
     removing = text.startswith("-")
+    if body.startswith(MACHINE_PREFIX):
+        setting = body.removeprefix(MACHINE_PREFIX)
+        if removing or "=" not in setting or not setting.split("=", 1)[0]:
+            raise ValueError(
+                f"--try {word!r}: a QEMU machine knob is machine:PROPERTY=VALUE, e.g. machine:hpet=off"
+            )
+        return Knob(
+            f"+{body}", FEATURE, "--try (asked for)", f"QEMU's -machine {setting}", "asked for with --try",
+            qemu_args=("-machine", setting),
+        )  # fmt: skip
     risk = UNSAFE if word_key(body) in UNSAFE_KEYS else FEATURE
     effect = f"{body} removed" if removing else f"{body} on the command line"
     return Knob(

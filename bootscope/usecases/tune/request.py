@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bootscope.lab.plans.settings import GivenSettings
+from bootscope.usecases.tune.knob import MACHINE_PREFIX
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +46,8 @@ QEMU_ONLY = ("image", "smp", "mem", "icount", "accel", "jobs")
 
 
 def qemu_options_given(request: TuneRequest) -> list[str]:
-    """Return the names of QEMU_ONLY that ``request`` gives, in that order."""
+    """Return the names of QEMU_ONLY that ``request`` gives, in that order, then each ``--try`` word
+    that names a QEMU machine property (``try machine:hpet=off``)."""
     given = []
     for name in QEMU_ONLY:
         if name == "image":
@@ -56,4 +58,4 @@ def qemu_options_given(request: TuneRequest) -> list[str]:
             value = (request.machine or {}).get(name)
         if value is not None:
             given.append(name)
-    return given
+    return given + [f"try {word}" for word in request.tries if word.lstrip("+-").startswith(MACHINE_PREFIX)]

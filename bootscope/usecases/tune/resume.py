@@ -87,12 +87,12 @@ class Replay:
             return self.boot(plan, meta)
         record = self.stored[self.position]
         self.position += 1
-        wanted = [v.config().get("append", "") for v in plan.variants]
-        have = [_command_line(v.config) for v in record.variants]
+        wanted = [(v.append, list(v.qemu_args)) for v in plan.variants]
+        have = [(_command_line(v.config), list(v.config.get("qemu_args") or [])) for v in record.variants]
         if wanted != have:
             raise InputError(
-                f"run {record.id} of the stored tune booted other command lines than the resumed"
-                " search asks for: it cannot be resumed"
+                f"run {record.id} of the stored tune booted other command lines or QEMU options than"
+                " the resumed search asks for: it cannot be resumed"
             )
         if record.status != STATUS_COMPLETE:
             self.finish(record.id)

@@ -32,7 +32,7 @@ from bootscope.usecases.tune.decide import (
     rejected,
     same_system,
 )
-from bootscope.usecases.tune.knob import Knob
+from bootscope.usecases.tune.knob import Knob, knobs_arm
 from bootscope.usecases.tune.request import TuneRequest
 
 BASELINE = "baseline"
@@ -135,7 +135,7 @@ def screen(
         cost = n * (1 + len(pending))
         if not pending or (stage > 1 and boots_left is not None and cost > boots_left):
             break
-        arms = [base, *(replace(base, name=f"k{i}", append=k.apply(append)) for i, k in pending)]
+        arms = [base, *(knobs_arm(base, [k], append, f"k{i}") for i, k in pending)]
         stage_run = run(plan_of(arms, request, n), {"tune": "screen", "stage": str(stage)})
         runs.append(stage_run)
         boots_left = None if boots_left is None else boots_left - cost

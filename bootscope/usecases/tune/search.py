@@ -12,7 +12,7 @@ a kernel: systemd's critical chain and blame give ``systemd.mask=`` knobs, and a
 with ``--try`` is tried whatever the catalogue says. A labgrid board is tuned by kexec reboots,
 each arm with its whole command line (``board.py``), and so is a machine over SSH (``ssh.py``).
 A stored tune is read again without booting for the HTML report (``stored.py``).
-Not yet here: QEMU machine knobs.
+A QEMU guest's knobs may also add QEMU options (``qemu_knobs.py``: devices of its machine).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from bootscope.usecases.tune.account import where_saved
 from bootscope.usecases.tune.board import board_runner
 from bootscope.usecases.tune.catalogue import candidates
 from bootscope.usecases.tune.decide import SAVING, Verdict
-from bootscope.usecases.tune.knob import Knob, given_knob, with_knobs
+from bootscope.usecases.tune.knob import Knob, given_knob, knobs_arm
 from bootscope.usecases.tune.pareto import FrontPoint, pareto_front
 from bootscope.usecases.tune.request import TuneRequest
 from bootscope.usecases.tune.resume import (
@@ -58,13 +58,15 @@ MIN_BOOTS_PER_ARM = 4  # the fewest a side that give a 95% interval of a shift (
 class Recommendation:
     """The tuned command line (every kept knob applied), its knobs, its own A/B against the baseline
     and the sum of the kept knobs' single savings; ``combination`` says why it is one knob when the
-    kept knobs together broke the system or showed no saving ('' otherwise)."""
+    kept knobs together broke the system or showed no saving ('' otherwise); ``qemu_args``: the QEMU
+    options the recommended knobs add to the guest's machine."""
 
     append: str
     knobs: tuple[str, ...]
     verdict: Verdict
     sum_of_singles: float
     combination: str = ""
+    qemu_args: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +147,7 @@ def _probe(
         request.metric,
         request.allow,
         request.only,
+        None if request.board or request.ssh else base.qemu_args,
     )
     names = {knob.name for knob in knobs}
     knobs += [knob for knob in asked if knob.name not in names]
@@ -159,18 +162,18 @@ def _recommend(
     the combination breaks the system or shows no saving, the best single knob, saying so."""
     best = max(kept, key=lambda t: t.verdict.saving or 0.0)
     total = sum(t.verdict.saving or 0.0 for t in kept)
+    alone = best.knob.apply(request.append), (best.knob.name,), best.verdict, total
     if len(kept) == 1:
-        return Recommendation(best.knob.apply(request.append), (best.knob.name,), best.verdict, total), []
-    append = with_knobs(request.append, [t.knob for t in kept])
-    tuned = replace(base, name=TUNED, append=append)
+        return Recommendation(*alone, qemu_args=best.knob.qemu_args), []
+    tuned = knobs_arm(base, [t.knob for t in kept], request.append, TUNED)
     final = run(plan_of([base, tuned], request, request.boots_per_arm), {"tune": "final"})
     verdict = _judged(store, final, TUNED, request)
     names = tuple(t.knob.name for t in kept)
+    added = tuple(arg for t in kept for arg in t.knob.qemu_args)
     if verdict.decision == SAVING:
-        return Recommendation(append, names, verdict, total), [final]
+        return Recommendation(tuned.append, names, verdict, total, qemu_args=added), [final]
     note = f"together ({' '.join(names)}): {verdict.decision}" + (f", {verdict.why}" if verdict.why else "")
-    single = best.knob.apply(request.append)
-    return Recommendation(single, (best.knob.name,), best.verdict, total, note), [final]
+    return Recommendation(*alone, note, qemu_args=best.knob.qemu_args), [final]
 
 
 def _accounted(store: Store, request: TuneRequest, tried: TriedKnob) -> TriedKnob:
@@ -238,11 +241,14 @@ def tune(
             f"-n {request.boots_per_arm}: a knob needs at least {MIN_BOOTS_PER_ARM} boots an arm"
         )
 
+    asked = asked_knobs(request.tries)  # a bad --try word is refused before any boot
+    machine = next((k.name for k in asked if k.qemu_args), None)
+    if machine and (request.board or request.ssh):
+        raise InputError(f"--try {machine}: a QEMU machine knob, and this tune boots no QEMU guest")
     first = runner or booting(store, reporter, executor, request)
     if request.budget is not None and request.budget < 1 + 4 * request.boots_per_arm:
         n = request.boots_per_arm
         raise InputError(f"--budget {request.budget}: one knob needs {1 + 4 * n} boots at -n {n}")
-    asked = asked_knobs(request.tries)  # a bad --try word is refused before any boot
     base = base_spec(request)
     probe, knobs, probe_value = _probe(store, request, base, first, asked)
 

@@ -13,9 +13,11 @@ from captures import load_chain_capture
 from bootscope.analyze.systemd import systemd_accounting
 from bootscope.model import LogLine
 from bootscope.store.records import BootRecord
+from bootscope.usecases.tune.catalogue import candidates
 from bootscope.usecases.tune.decide import same_system
-from bootscope.usecases.tune.knob import given_knob, with_knobs
+from bootscope.usecases.tune.knob import Knob, given_knob, with_knobs
 from bootscope.usecases.tune.machine_knobs import machine_knobs
+from bootscope.usecases.tune.qemu_knobs import qemu_knobs
 from bootscope.usecases.tune.unit_knobs import unit_knobs
 from bootscope.usecases.views import boots_from_logs
 
@@ -137,3 +139,45 @@ def test_an_image_boot_without_its_login_prompt_is_not_the_same_system() -> None
     kernel = [BootRecord("baseline", 1, False, "ok", metrics={"kernel_init_s": 2.0})]
     assert same_system(kernel, [BootRecord("tuned", 2, False, "ok", metrics={"kernel_init_s": 1.9})],
                        [[]], [[]], "kernel_init_s") == ""  # fmt: skip
+
+
+def _qemu_names(path: Path, qemu_args: tuple[str, ...] = ()) -> dict[str, Knob]:
+    view = boots_from_logs([path])[0]
+    return {knob.name: knob for knob in qemu_knobs(view.lines, qemu_args)}
+
+
+def test_a_qemu_pc_guest_gets_a_knob_per_device_its_kernel_met_and_hardware_none() -> None:
+    # Read here with grep's eyes: the smp1 log's DMI names QEMU's i440FX PC, and the kernel set up
+    # the HPET ("hpet0: at MMIO"), the PS/2 controller ("serio: i8042 KBD port") and PIIX4's SMBus
+    # ("claimed by PIIX4 SMB"); no VMware mouse.
+    log = DATA / "debian-6.1-cloud-initcall-smp1.log"
+    text = log.read_text()
+    assert "DMI: QEMU Standard PC (i440FX + PIIX" in text and "VMMouse" not in text
+    found = _qemu_names(log)
+    assert set(found) == {"+machine:hpet=off", "+machine:i8042=off", "+machine:smbus=off"}
+    for prop in ("hpet", "i8042", "smbus"):
+        knob = found[f"+machine:{prop}=off"]
+        assert knob.qemu_args == ("-machine", f"{prop}=off") and knob.risk == "feature"
+        assert not knob.add and not knob.remove and knob.evidence.removesuffix("...") in text
+    # a property the variant's own QEMU options set is not proposed again
+    assert "+machine:hpet=off" not in _qemu_names(log, ("-machine", "hpet=on"))
+    # real machines have the devices they have: never proposed
+    for other in ("x86-thinkpad-t400-3.13-dmesg.log", "x86-alienware-m11x-3.16-dmesg.log"):
+        assert _qemu_names(DATA / "hw" / other) == {}, other
+
+
+def test_a_machine_knob_is_asked_for_as_machine_property_and_only_given() -> None:
+    knob = given_knob("machine:i8042=off")
+    assert (knob.name, knob.qemu_args, knob.add, knob.remove) == (
+        "+machine:i8042=off", ("-machine", "i8042=off"), (), ()
+    )  # fmt: skip
+    for bad in ("-machine:hpet=off", "machine:hpet", "machine:=off"):
+        with pytest.raises(ValueError, match="machine:PROPERTY=VALUE"):
+            given_knob(bad)
+    # the catalogue proposes machine knobs only for a QEMU guest (qemu_args given), and as features
+    view = boots_from_logs([DATA / "debian-6.1-cloud-initcall-smp1.log"])[0]
+    args = (view.breakdown, view.lines, "kernel_init_s")
+    assert not [k for k in candidates("", *args, allow=("feature",)) if k.qemu_args]
+    assert not [k for k in candidates("", *args, qemu_args=()) if k.qemu_args]  # safe only
+    machine = [k.name for k in candidates("", *args, allow=("feature",), qemu_args=()) if k.qemu_args]
+    assert machine == ["+machine:hpet=off", "+machine:i8042=off", "+machine:smbus=off"]

@@ -4,6 +4,7 @@ boots only what is missing and reaches the verdicts of a tune never stopped."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -62,3 +63,23 @@ def test_resume_names_a_tune(tmp_path: Path) -> None:
         plan_run = tune(REQUEST, store, runner=_runner(store, FakeTarget())).runs[1]  # type: ignore[arg-type]
         with pytest.raises(InputError, match=f"run {plan_run} is not the first run of a tune"):
             resume_tune(str(plan_run), store)
+
+
+def test_a_machine_knob_boots_its_qemu_options_and_resumes_by_them(tmp_path: Path) -> None:
+    request = replace(REQUEST, tries=(FASTER, "machine:hpet=off"))
+    with Store.open(tmp_path / "m.db") as store:
+        with pytest.raises(KeyboardInterrupt):  # the probe and 3 of stage 1's 12 boots are stored
+            tune(request, store, runner=_runner(store, interrupted_at(5)))  # type: ignore[arg-type]
+        stage = store.experiment(2)
+        options = {v.name: (v.config["append"], v.config["qemu_args"]) for v in stage.variants}
+        later = FakeTarget()
+        resumed = resume_tune(
+            "latest", store, runner=_runner(store, later),  # type: ignore[arg-type]
+            finish=lambda run: _finish(store, run, later),
+        )  # fmt: skip
+    assert sorted(options.values()) == sorted(
+        [("fake.init_ms=1000", []), ("fake.init_ms=500", []), ("fake.init_ms=1000", ["-machine", "hpet=off"])]
+    )
+    assert later.boots == 13 - 4 and resumed.boots_spent == 13
+    machine = next(t for t in resumed.tried if t.knob.qemu_args)
+    assert machine.knob.name == "+machine:hpet=off" and machine.verdict.decision != "saving"
