@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 RESULTS = Path(__file__).with_name("RESULTS.md")
 
@@ -17,3 +18,15 @@ def write_section(name: str, section: str) -> None:
     else:
         text = text.rstrip("\n") + ("\n\n" if text else "") + section
     RESULTS.write_text(text, encoding="utf-8")
+
+
+def tune_rows(found: dict[str, Any]) -> list[str]:
+    """Return a Markdown row per knob of a tune's JSON document ``found``: knob, risk, decision,
+    saving with its interval, boots a side, why (under the header the tune benchmarks print)."""
+    return [
+        f"| `{c['knob']}` | {c['risk']} | {c['decision']} | "
+        + ("" if c["saving"] is None else f"{c['saving']:.2f}")
+        + (f" [{c['ci'][0]:.2f}, {c['ci'][1]:.2f}]" if c.get("ci") else "")
+        + f" | {c['boots']} | {c.get('why') or ''} |"
+        for c in found["candidates"]
+    ]

@@ -57,7 +57,7 @@ def main() -> None:
     parser.add_argument("--no-record", action="store_true")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
-    from bench.results import write_section
+    from bench.results import tune_rows, write_section
     from tests.ssh_keys import ssh_test_key
 
     where = Path(tempfile.mkdtemp(prefix="tune-ssh-bench-"))
@@ -90,13 +90,7 @@ def main() -> None:
     if done.returncode != 0:
         sys.exit(f"tune failed ({done.returncode}): {done.stderr.strip()[-600:]}")
     found = json.loads(done.stdout)
-    rows = [
-        f"| `{c['knob']}` | {c['risk']} | {c['decision']} | "
-        + ("" if c["saving"] is None else f"{c['saving']:.2f}")
-        + (f" [{c['ci'][0]:.2f}, {c['ci'][1]:.2f}]" if c.get("ci") else "")
-        + f" | {c['boots']} | {c.get('why') or ''} |"
-        for c in found["candidates"]
-    ]
+    rows = tune_rows(found)
     shown = ["bootscope", "tune", "ssh://root@127.0.0.1:PORT", *command[3:-4]]
     section = "\n".join(
         [

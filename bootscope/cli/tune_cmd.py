@@ -32,7 +32,7 @@ def tune(
         str,
         typer.Option(
             "--append",
-            help="The baseline's kernel command line (a board: words added to its own)",
+            help="The baseline's kernel command line (a board or a machine: words added to its own).",
         ),
     ] = "",
     metric: Annotated[
@@ -63,7 +63,8 @@ def tune(
         list[str] | None,
         typer.Option(
             "--try",
-            help="Also try this command-line word: WORD or +WORD adds it, -NAME removes it (repeat).",
+            help="Also try this command-line word: WORD or +WORD adds it, -NAME removes it;"
+            " machine:PROPERTY=VALUE adds -machine PROPERTY=VALUE to a QEMU guest (repeat).",
         ),
     ] = None,
     smp: Annotated[int | None, typer.Option("--smp", help="vCPUs (default: 1).")] = None,
