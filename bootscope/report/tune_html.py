@@ -8,7 +8,14 @@ from __future__ import annotations
 from html import escape
 
 from bootscope.report.html_tables import section_table
-from bootscope.report.tune_out import amount, front_text, interval_text, qemu_text, where_text
+from bootscope.report.tune_out import (
+    amount,
+    front_text,
+    interval_text,
+    left_out_text,
+    qemu_text,
+    where_text,
+)
 from bootscope.usecases.tune.stored import StoredTune
 
 
@@ -58,6 +65,8 @@ def _answer(stored: StoredTune) -> str:
             f"({escape(r.verdict.decision)}); the knobs alone summed to "
             f"{escape(amount(r.sum_of_singles, result.unit))}.</p>"
         )
+        if r.left_out:
+            parts.append(f"<p>{escape(left_out_text(r.left_out).capitalize())}.</p>")
         if r.combination:
             parts.append(f"<p>The kept knobs {escape(r.combination)}: the best one alone is recommended.</p>")
     if result.front:

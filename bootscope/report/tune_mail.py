@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
-from bootscope.report.tune_out import amount, front_text, interval_text, qemu_text, where_text
+from bootscope.report.tune_out import amount, front_text, interval_text, left_out_text, qemu_text, where_text
 from bootscope.usecases.tune.search import TuneResult
 
 MAIL_WIDTH = 72
@@ -57,6 +57,8 @@ def tune_mail(result: TuneResult) -> str:
         if r.qemu_args:
             lines += _wrap("and the QEMU options:")
             lines += _wrap(qemu_text(r.qemu_args), "  ", "  ")
+        if r.left_out:
+            lines += _wrap(f"{left_out_text(r.left_out).capitalize()}.")
         lines += _wrap(
             f"It saves {amount(r.verdict.saving, result.unit)} {interval_text(r.verdict, result.unit)}"
             f" ({r.verdict.decision}, booted together against the baseline); the knobs alone"

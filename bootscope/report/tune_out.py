@@ -45,7 +45,8 @@ def tune_document(result: TuneResult) -> dict[str, Any]:
     "median"}, "candidates": [{"knob", "risk", "source", "effect", "evidence", "saving", "ci",
     "boots", "decision", "why", "where": [{"kind", "name", "saving", "ci", "resolved", "status"}]}],
     "pareto": [{"risk", "knobs", "saving_sum"}], "untried": [knob...], "recommended": {"append",
-    "knobs", "masks", "qemu_args", "saving", "ci", "decision", "sum_of_singles", "combination"} | null,
+    "knobs", "masks", "qemu_args", "left_out", "saving", "ci", "decision", "sum_of_singles",
+    "combination"} | null,
     "boots_spent", "runs"}``;
     ``where`` is diff's account of a kept knob's saving (seconds, the largest moves first),
     ``pareto`` the front of summed single savings against the risk accepted, and ``combination``
@@ -56,7 +57,7 @@ def tune_document(result: TuneResult) -> dict[str, Any]:
         r = result.recommended
         recommended = {
             "append": r.append, "knobs": list(r.knobs), "masks": masked_units(r.append),
-            "qemu_args": list(r.qemu_args),
+            "qemu_args": list(r.qemu_args), "left_out": list(r.left_out),
             "saving": r.verdict.saving, "ci": list(r.verdict.ci) if r.verdict.ci else None,
             "decision": r.verdict.decision,
             "sum_of_singles": r.sum_of_singles, "combination": r.combination,
@@ -122,6 +123,11 @@ def _mark(moved: Moved) -> str:
     return gone + ("" if moved.resolved else " (not resolved by these boots)")
 
 
+def left_out_text(names: tuple[str, ...]) -> str:
+    """Return the sentence naming the kept knobs left out of the recommended combination."""
+    return f"left out of it (a better knob sets the same thing): {', '.join(names)}"
+
+
 def qemu_text(qemu_args: tuple[str, ...]) -> str:
     """Return QEMU options as one shell-quoted line (``-machine hpet=off``)."""
     return " ".join(shlex.quote(arg) for arg in qemu_args)
@@ -180,6 +186,8 @@ def tune_text(result: TuneResult, width_cells: int) -> str:
         )
         if r.qemu_args:
             lines += paragraph(f"with the QEMU options: {qemu_text(r.qemu_args)}", width_cells)
+        if r.left_out:
+            lines += paragraph(f"{left_out_text(r.left_out)}", width_cells)
         if r.combination:
             lines += paragraph(
                 f"the kept knobs {r.combination}: the best one alone is recommended", width_cells
@@ -231,5 +239,6 @@ def tune_markdown(result: TuneResult) -> str:
                 if r.combination
                 else ""
             )
+            + (f" {left_out_text(r.left_out).capitalize()}." if r.left_out else "")
         )
     return "\n".join(out) + "\n"

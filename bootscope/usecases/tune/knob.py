@@ -35,6 +35,36 @@ class Knob:
         return with_knobs(append, [self])
 
 
+def knob_settings(knob: Knob) -> frozenset[str]:
+    """Return what ``knob`` sets: the names of the command-line words it adds or removes (the whole
+    word for a name in LIST_KEYS, where several words stand together) and the QEMU machine
+    properties it gives (``machine:type``). Two knobs that share one cannot both hold."""
+    words = {w if word_key(w) in LIST_KEYS else word_key(w) for w in (*knob.add, *knob.remove)}
+    machine = {
+        f"machine:{prop.split('=', 1)[0]}"
+        for flag, value in zip(knob.qemu_args, knob.qemu_args[1:], strict=False)
+        if flag == "-machine"
+        for prop in value.split(",")
+    }
+    return frozenset(words | machine)
+
+
+def compatible(knobs: Sequence[Knob]) -> tuple[list[Knob], list[Knob]]:
+    """Return ``knobs`` (best first) split into those that can hold together, each setting given
+    once by the first knob that gives it, and those left out for a setting a knob before them gives."""
+    chosen: list[Knob] = []
+    left: list[Knob] = []
+    taken: set[str] = set()
+    for knob in knobs:
+        settings = knob_settings(knob)
+        if settings & taken:
+            left.append(knob)
+        else:
+            chosen.append(knob)
+            taken |= settings
+    return chosen, left
+
+
 def knobs_arm(base: VariantSpec, knobs: Sequence[Knob], append: str, name: str) -> VariantSpec:
     """Return the variant ``name``: ``base`` with the command line ``append`` as ``knobs`` change it
     and their QEMU options after its own."""

@@ -33,7 +33,7 @@ from bootscope.usecases.tune.account import where_saved
 from bootscope.usecases.tune.board import board_runner
 from bootscope.usecases.tune.catalogue import candidates
 from bootscope.usecases.tune.decide import SAVING, Verdict
-from bootscope.usecases.tune.knob import Knob, given_knob, knobs_arm
+from bootscope.usecases.tune.knob import Knob, compatible, given_knob, knobs_arm
 from bootscope.usecases.tune.pareto import FrontPoint, pareto_front
 from bootscope.usecases.tune.request import TuneRequest
 from bootscope.usecases.tune.resume import (
@@ -59,7 +59,8 @@ class Recommendation:
     """The tuned command line (every kept knob applied), its knobs, its own A/B against the baseline
     and the sum of the kept knobs' single savings; ``combination`` says why it is one knob when the
     kept knobs together broke the system or showed no saving ('' otherwise); ``qemu_args``: the QEMU
-    options the recommended knobs add to the guest's machine."""
+    options the recommended knobs add to the guest's machine; ``left_out``: kept knobs left out of
+    the combination because a better one sets the same thing (another machine type)."""
 
     append: str
     knobs: tuple[str, ...]
@@ -67,6 +68,7 @@ class Recommendation:
     sum_of_singles: float
     combination: str = ""
     qemu_args: tuple[str, ...] = ()
+    left_out: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,22 +160,28 @@ def _probe(
 def _recommend(
     store: Store, request: TuneRequest, base: VariantSpec, kept: Sequence[TriedKnob], run: Runner
 ) -> tuple[Recommendation, list[int]]:
-    """The kept knobs together against the baseline (one kept knob: its screen was that A/B); when
-    the combination breaks the system or shows no saving, the best single knob, saying so."""
-    best = max(kept, key=lambda t: t.verdict.saving or 0.0)
+    """The kept knobs together against the baseline (one kept knob: its screen was that A/B); a knob
+    that sets what a better kept knob sets (another machine type, the same word) is left out of the
+    combination, saying so; when the combination breaks the system or shows no saving, the best
+    single knob, saying so."""
+    ranked = sorted(kept, key=lambda t: -(t.verdict.saving or 0.0))
+    chosen, left = compatible([t.knob for t in ranked])
+    kept = [t for t in ranked if t.knob in chosen]
+    out = tuple(knob.name for knob in left)
+    best = kept[0]
     total = sum(t.verdict.saving or 0.0 for t in kept)
     alone = best.knob.apply(request.append), (best.knob.name,), best.verdict, total
     if len(kept) == 1:
-        return Recommendation(*alone, qemu_args=best.knob.qemu_args), []
+        return Recommendation(*alone, qemu_args=best.knob.qemu_args, left_out=out), []
     tuned = knobs_arm(base, [t.knob for t in kept], request.append, TUNED)
     final = run(plan_of([base, tuned], request, request.boots_per_arm), {"tune": "final"})
     verdict = _judged(store, final, TUNED, request)
     names = tuple(t.knob.name for t in kept)
     added = tuple(arg for t in kept for arg in t.knob.qemu_args)
     if verdict.decision == SAVING:
-        return Recommendation(tuned.append, names, verdict, total, qemu_args=added), [final]
+        return Recommendation(tuned.append, names, verdict, total, qemu_args=added, left_out=out), [final]
     note = f"together ({' '.join(names)}): {verdict.decision}" + (f", {verdict.why}" if verdict.why else "")
-    return Recommendation(*alone, note, qemu_args=best.knob.qemu_args), [final]
+    return Recommendation(*alone, note, qemu_args=best.knob.qemu_args, left_out=out), [final]
 
 
 def _accounted(store: Store, request: TuneRequest, tried: TriedKnob) -> TriedKnob:

@@ -154,7 +154,15 @@ def test_a_qemu_pc_guest_gets_a_knob_per_device_its_kernel_met_and_hardware_none
     text = log.read_text()
     assert "DMI: QEMU Standard PC (i440FX + PIIX" in text and "VMMouse" not in text
     found = _qemu_names(log)
-    assert set(found) == {"+machine:hpet=off", "+machine:i8042=off", "+machine:smbus=off"}
+    assert set(found) == {
+        "+machine:type=q35",
+        "+machine:hpet=off",
+        "+machine:i8042=off",
+        "+machine:smbus=off",
+    }
+    # an i440FX PC: the other PC machine, q35, is a knob of its own
+    assert found["+machine:type=q35"].qemu_args == ("-machine", "type=q35")
+    assert "+machine:type=q35" not in _qemu_names(log, ("-machine", "q35,hpet=off"))
     for prop in ("hpet", "i8042", "smbus"):
         knob = found[f"+machine:{prop}=off"]
         assert knob.qemu_args == ("-machine", f"{prop}=off") and knob.risk == "feature"
@@ -180,4 +188,4 @@ def test_a_machine_knob_is_asked_for_as_machine_property_and_only_given() -> Non
     assert not [k for k in candidates("", *args, allow=("feature",)) if k.qemu_args]
     assert not [k for k in candidates("", *args, qemu_args=()) if k.qemu_args]  # safe only
     machine = [k.name for k in candidates("", *args, allow=("feature",), qemu_args=()) if k.qemu_args]
-    assert machine == ["+machine:hpet=off", "+machine:i8042=off", "+machine:smbus=off"]
+    assert machine == ["+machine:type=q35", "+machine:hpet=off", "+machine:i8042=off", "+machine:smbus=off"]

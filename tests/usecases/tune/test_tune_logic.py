@@ -14,7 +14,7 @@ from bootscope.model import LogLine
 from bootscope.store.records import BootRecord
 from bootscope.usecases.tune.catalogue import SLOW_INITCALL_US, candidates
 from bootscope.usecases.tune.decide import NO_SAVING, SAVING, SLOWER, Verdict, judge, same_system
-from bootscope.usecases.tune.knob import Knob, with_knobs
+from bootscope.usecases.tune.knob import Knob, compatible, given_knob, knob_settings, with_knobs
 from bootscope.usecases.tune.pareto import pareto_front
 from bootscope.usecases.tune.screen import TriedKnob
 from bootscope.usecases.views import boots_from_logs
@@ -132,3 +132,23 @@ def test_the_pareto_front_adds_risk_only_where_it_buys_saving() -> None:
     assert [(p.risk, p.knobs) for p in front] == [("safe", ("+a", "+d")), ("feature", ("+a", "+b", "+d"))]
     assert [p.saving_sum for p in front] == pytest.approx([0.3, 5.3])
     assert pareto_front([tried("+c", "unsafe", 0.3, NO_SAVING)]) == ()
+
+
+def test_knobs_that_set_the_same_thing_do_not_combine() -> None:
+    microvm, q35, hpet = (
+        given_knob(w) for w in ("machine:type=microvm", "machine:type=q35", "machine:hpet=off")
+    )
+    assert knob_settings(q35) == {"machine:type"} and knob_settings(hpet) == {"machine:hpet"}
+    assert compatible([microvm, q35, hpet]) == ([microvm, hpet], [q35])
+    # a word's value is one setting; list words (masks, blacklists) stand side by side
+    assert compatible([given_knob("lpj=1"), given_knob("lpj=2")])[1] == [given_knob("lpj=2")]
+    masks = [given_knob("systemd.mask=a.service"), given_knob("systemd.mask=b.service")]
+    assert compatible(masks) == (masks, [])
+    # the front counts only the better of two machine types
+    front = pareto_front(
+        [
+            TriedKnob(q35, Verdict(0.004, (0.003, 0.005), 4, SAVING)),
+            TriedKnob(microvm, Verdict(1.0, (0.9, 1.1), 4, SAVING)),
+        ]
+    )
+    assert [(p.knobs, p.saving_sum) for p in front] == [(("+machine:type=microvm",), 1.0)]
