@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -11,6 +11,9 @@ from bootscope import defaults
 from bootscope.cli import options, ssh_run
 from bootscope.errors import InputError
 from bootscope.metrics import DEFAULT_METRIC, LOGIN_PROMPT_S
+
+if TYPE_CHECKING:
+    from bootscope.usecases.tune.search import TuneResult
 
 TUNE_FORMATS = ("table", "json", "markdown", "mail")
 
@@ -101,15 +104,11 @@ def tune(
     from bootscope.amounts import parse_amount
     from bootscope.lab.plans.settings import GivenSettings
     from bootscope.lab.progress import RichReporter, SilentReporter
-    from bootscope.report.screen import stdout_width_cells
-    from bootscope.report.tune_mail import tune_mail
-    from bootscope.report.tune_out import tune_json, tune_markdown, tune_text
     from bootscope.store import Store
-    from bootscope.usecases.tune.board import board_request, is_board
+    from bootscope.usecases.tune.board import is_board
     from bootscope.usecases.tune.request import TuneRequest
-    from bootscope.usecases.tune.search import resume_tune
-    from bootscope.usecases.tune.search import tune as run_tune
-    from bootscope.usecases.tune.ssh import is_ssh, ssh_request, ssh_target_of
+    from bootscope.usecases.tune.search import resume_tune, tune_target
+    from bootscope.usecases.tune.ssh import ssh_options
 
     options.check_format(fmt, TUNE_FORMATS)
     if resume is not None and (kernel or image or tries or only or allow or append):
@@ -122,13 +121,9 @@ def tune(
     metric = metric or (LOGIN_PROMPT_S if image else DEFAULT_METRIC)
     floor, fraction = parse_amount(min_saving, "s", "--min-saving")
     board = kernel if kernel and is_board(kernel) else None
-    machine = kernel if kernel and is_ssh(kernel) else None
-    ssh_given = console or console_device or identity or known_hosts or no_checks or yes_this_machine
-    if ssh_given and not machine:
-        raise InputError(
-            "--console, --console-device, --identity, --known-hosts, --no-checks and --yes-this-machine"
-            " are for a machine over SSH: give ssh://USER@HOST[:PORT]"
-        )
+    machine = ssh_options(
+        kernel, console, console_device, baud, identity, known_hosts, no_checks, yes_this_machine
+    )
     request = TuneRequest(
         kernel="" if board or machine else kernel or "", image=image, board=board, tries=tuple(tries or ()),
         append=append, metric=metric,
@@ -136,20 +131,23 @@ def tune(
         min_saving=None if floor is None else abs(floor), min_saving_fraction=abs(fraction or 0.01),
         allow=tuple(allow or ()), only=tuple(only or ()), machine={"smp": smp, "mem": mem, "icount": icount},
         settings=GivenSettings(seed=seed, timeout_s=timeout, accel=accel, jobs=jobs, warmup_per_variant=0),
-        ssh=None if machine is None else ssh_target_of(
-            machine, console, console_device, baud, identity, known_hosts, no_checks, yes_this_machine
-        ).to_dict(),
+        ssh=machine,
     )  # fmt: skip
     reporter = RichReporter() if fmt == "table" else SilentReporter()
     with Store.open(db) as store:
         if resume is not None:
             result = resume_tune(resume, store, reporter)
         else:
-            if board:
-                request = board_request(request)
-            elif machine:
-                request = ssh_request(request)
-            result = run_tune(request, store, reporter)
+            result = tune_target(request, store, reporter)
+    _show(result, fmt)
+
+
+def _show(result: TuneResult, fmt: str) -> None:
+    """Write the tune's answer in ``fmt`` to stdout."""
+    from bootscope.report.screen import stdout_width_cells
+    from bootscope.report.tune_mail import tune_mail
+    from bootscope.report.tune_out import tune_json, tune_markdown, tune_text
+
     if fmt == "json":
         sys.stdout.write(tune_json(result))
     elif fmt == "markdown":

@@ -30,7 +30,7 @@ from bootscope.metrics import definition, unit_of
 from bootscope.store import Store
 from bootscope.usecases.run import resume_experiment, start_experiment
 from bootscope.usecases.tune.account import where_saved
-from bootscope.usecases.tune.board import board_runner
+from bootscope.usecases.tune.board import board_request, board_runner
 from bootscope.usecases.tune.catalogue import candidates
 from bootscope.usecases.tune.decide import SAVING, Verdict
 from bootscope.usecases.tune.knob import Knob, compatible, given_knob, knobs_arm
@@ -48,7 +48,7 @@ from bootscope.usecases.tune.resume import (
     runs_of,
 )
 from bootscope.usecases.tune.screen import BASELINE, Runner, TriedKnob, arms_of, judge_arm, plan_of, screen
-from bootscope.usecases.tune.ssh import ssh_runner
+from bootscope.usecases.tune.ssh import ssh_request, ssh_runner
 
 TUNED = "tuned"
 MIN_BOOTS_PER_ARM = 4  # the fewest a side that give a 95% interval of a shift (Mann-Whitney)
@@ -206,6 +206,18 @@ def booting(
         return start_experiment(plan, store, reporter, executor=executor, meta=meta).experiment.id
 
     return boot
+
+
+def tune_target(request: TuneRequest, store: Store, reporter: Reporter | None = None) -> TuneResult:
+    """Run the tune ``request`` describes on its target: a board's or an SSH machine's own command
+    line read first as the baseline (``board.board_request``, ``ssh.ssh_request``), then
+    :func:`tune`. Raises like :func:`tune`, and BootError when the board or machine cannot be
+    reached."""
+    if request.board:
+        request = board_request(request)
+    elif request.ssh:
+        request = ssh_request(request)
+    return tune(request, store, reporter)
 
 
 def resume_tune(

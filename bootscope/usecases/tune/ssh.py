@@ -67,6 +67,30 @@ def is_ssh(kernel: str) -> bool:
     return kernel.startswith(SSH_PREFIX)
 
 
+def ssh_options(
+    kernel: str | None,
+    console: str | None,
+    console_device: Path | None,
+    baud: int,
+    identity: Path | None,
+    known_hosts: Path | None,
+    no_checks: bool,
+    yes_this_machine: bool,
+) -> dict[str, Any] | None:
+    """Return the machine ``tune``'s options name as ``TuneRequest.ssh`` keeps it (checked, see
+    :func:`ssh_target_of`), or None when ``kernel`` is not an ``ssh://`` URL. Raises InputError for
+    an SSH option given without one, a bad URL, a missing file or device, or both console options."""
+    if not kernel or not is_ssh(kernel):
+        if console or console_device or identity or known_hosts or no_checks or yes_this_machine:
+            raise InputError(
+                "--console, --console-device, --identity, --known-hosts, --no-checks and"
+                " --yes-this-machine are for a machine over SSH: give ssh://USER@HOST[:PORT]"
+            )
+        return None
+    given = (console, console_device, baud, identity, known_hosts, no_checks, yes_this_machine)
+    return ssh_target_of(kernel, *given).to_dict()
+
+
 def ssh_target_of(
     url: str,
     console: str | None,
