@@ -105,6 +105,8 @@ def test_ctrl_c_mid_boot_switches_the_board_off(example_board: str) -> None:
 
 
 def _labgrid_qemus() -> list[str]:
+    """The QEMUs labgrid started for this process: the other lane's tests start their own boards
+    (the image through labgrid), which are not this test's to find."""
     found = []
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
@@ -113,9 +115,22 @@ def _labgrid_qemus() -> list[str]:
             cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
-        if "qemu-system" in cmdline and "labgrid-qemu-tmp" in cmdline:
+        if "qemu-system" in cmdline and "labgrid-qemu-tmp" in cmdline and _ours(int(proc.name)):
             found.append(cmdline)
     return found
+
+
+def _ours(pid: int) -> bool:
+    """Whether process ``pid`` descends from this one (its parents read from /proc/PID/stat)."""
+    while pid > 1:
+        if pid == os.getpid():
+            return True
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            return False
+        pid = int(stat.rsplit(")", 1)[1].split()[1])  # the field after the state: the parent's pid
+    return False
 
 
 def test_bad_board_runs_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
