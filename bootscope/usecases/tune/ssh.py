@@ -78,8 +78,9 @@ def ssh_options(
     yes_this_machine: bool,
 ) -> dict[str, Any] | None:
     """Return the machine ``tune``'s options name as ``TuneRequest.ssh`` keeps it (checked, see
-    :func:`ssh_target_of`), or None when ``kernel`` is not an ``ssh://`` URL. Raises InputError for
-    an SSH option given without one, a bad URL, a missing file or device, or both console options."""
+    :func:`ssh_target`; its console a command, or a serial device read at ``baud``), or None when
+    ``kernel`` is not an ``ssh://`` URL. Raises InputError for an SSH option given without one, a
+    bad URL, a missing file or device, or both console options."""
     if not kernel or not is_ssh(kernel):
         if console or console_device or identity or known_hosts or no_checks or yes_this_machine:
             raise InputError(
@@ -87,36 +88,19 @@ def ssh_options(
                 " --yes-this-machine are for a machine over SSH: give ssh://USER@HOST[:PORT]"
             )
         return None
-    given = (console, console_device, baud, identity, known_hosts, no_checks, yes_this_machine)
-    return ssh_target_of(kernel, *given).to_dict()
-
-
-def ssh_target_of(
-    url: str,
-    console: str | None,
-    console_device: Path | None,
-    baud: int,
-    identity: Path | None,
-    known_hosts: Path | None,
-    no_checks: bool,
-    yes_this_machine: bool,
-) -> SshTarget:
-    """Return the machine the ``tune`` options name, checked (see :func:`ssh_target`): its console a
-    command, or a serial device read at ``baud``. Raises InputError for a bad URL, a missing file or
-    device, or both console options."""
     if console and console_device:
         raise InputError("give --console CMD or --console-device DEV, not both")
     if console_device is not None:
         console = device_command(console_device, baud)
     given = SshTarget(
-        url,
+        kernel,
         str(identity) if identity else None,
         str(known_hosts) if known_hosts else None,
         console,
         no_checks,
         yes_this_machine,
     )
-    return ssh_target(given)
+    return ssh_target(given).to_dict()
 
 
 def ssh_target(given: SshTarget) -> SshTarget:
