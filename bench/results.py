@@ -14,7 +14,8 @@ def write_section(name: str, section: str) -> None:
     start = text.find(f"## {name}\n")
     if start >= 0:
         end = text.find("\n## ", start + 1)
-        text = text[:start] + section + (text[end + 1 :] if end >= 0 else "")
+        rest = text[end + 1 :] if end >= 0 else ""
+        text = text[:start] + (section.rstrip("\n") + "\n\n" if rest else section) + rest
     else:
         text = text.rstrip("\n") + ("\n\n" if text else "") + section
     RESULTS.write_text(text, encoding="utf-8")

@@ -1,5 +1,6 @@
 """Benchmark of `bootscope tune`'s search (issue 29): boots spent by its staged screen, every knob
-against one shared baseline arm a stage, against a one-knob-at-a-time sweep with the same precision
+against one shared baseline arm a stage (the first a first look: half the boots a knob against four
+times as many of the baseline), against a one-knob-at-a-time sweep with the same precision
 (each knob screened alone against its own baseline arm, the same stages and rules), side by side on
 the same candidates, on real boots.
 
@@ -96,9 +97,11 @@ def main() -> None:
         f"## {heading}\n\n"
         f"Command: `nice -n 10 .venv/bin/python -m bench.tune_bench --kernel {args.kernel} -n {args.n}"
         f" -j {args.j}{icount}`, {when} UTC, this 2-core machine; {where}; baseline `{args.append}`,"
-        " `--allow feature`. The staged screen"
-        " boots every undecided knob against one shared baseline arm a stage; the sweep screens each knob"
-        " alone against its own baseline arm, with the same stages, -n and rules.\n\n"
+        " `--allow feature`. The staged screen boots every undecided knob against one shared baseline"
+        " arm a stage, its first a first look (from three knobs on: ceil(n/2) boots a knob against four"
+        " times as many of the baseline); the sweep screens each knob alone against its own baseline arm,"
+        " n a side a stage, with the same stages, -n and rules (a verdict needs the rank interval and"
+        " Welch's to agree, on both sides).\n\n"
         f"Screen boots: **{screen_boots} staged** against **{alone_boots} one at a time** (ratio"
         f" {screen_boots / max(alone_boots, 1):.2f}); same decision for {same} of {len(rows)} knobs.\n\n"
         "| knob | staged | boots | one at a time | boots |\n| --- | --- | --- | --- | --- |\n" + table + "\n",

@@ -182,7 +182,9 @@ def _execute(
     rounds = settings.samples_per_variant
     if rule is not None:
         rounds = settings.max_n or settings.samples_per_variant * UNTIL_MAX_ROUNDS_FACTOR
-    schedule = build_schedule(workload.variants, rounds, settings.warmup_per_variant, experiment.seed)
+    schedule = build_schedule(
+        workload.variants, rounds, settings.warmup_per_variant, experiment.seed, dict(settings.slots_a_round)
+    )
     pending, next_attempt = _pending(store, experiment, workload, schedule)
     loop = SlotLoop(store, experiment, workload, target, reporter, cancel or threading.Event())
     for message in notes:
@@ -200,7 +202,7 @@ def _execute(
             if rule is not None and measured_rounds >= settings.samples_per_variant:
                 satisfied = _rule_says_stop(rule, store.samples(experiment.id, workload.stop_metric), loop)
                 if satisfied:
-                    stopped_early = batch[-1].round + 1 < len(schedule) // len(workload.variants)
+                    stopped_early = batch[-1].round + 1 < settings.warmup_per_variant + rounds
                     break
         if satisfied is False:
             loop.note(

@@ -107,9 +107,9 @@ def provide_example_paths(board: str, qemu: LocalQemu | None = None) -> list[str
     kernel: Path | None = None
     initrd: Path | None = None
     if {KERNEL_VARIABLE, UBOOT_DISK_VARIABLE, SHELL_INITRD_VARIABLE} & set(wanted):
-        kernel = Path(os.environ.get(KERNEL_VARIABLE) or qemu.resolve_kernel(EXAMPLE_KERNEL).image)
+        kernel = _given(KERNEL_VARIABLE) or qemu.resolve_kernel(EXAMPLE_KERNEL).image
     if {INITRD_VARIABLE, UBOOT_DISK_VARIABLE} & set(wanted):
-        initrd = Path(os.environ.get(INITRD_VARIABLE) or qemu.build_initramfs((), ()))
+        initrd = _given(INITRD_VARIABLE) or qemu.build_initramfs((), ())
     for name in wanted:
         if name == KERNEL_VARIABLE:
             os.environ[name] = str(kernel)
@@ -129,6 +129,17 @@ def provide_example_paths(board: str, qemu: LocalQemu | None = None) -> list[str
             os.environ[name] = str(boot_disk(kernel, initrd, UBOOT_CMDLINE))
             notes.append(f"{name}={os.environ[name]} (a disk U-Boot boots the kernel and initramfs from)")
     return notes
+
+
+def _given(name: str) -> Path | None:
+    """Return the file the environment variable ``name`` gives (None when unset); raises InputError
+    when it names no file (a kernel or initramfs to build the example's files from)."""
+    value = os.environ.get(name)
+    if not value:
+        return None
+    if not Path(value).is_file():
+        raise InputError(f"{name}={value}: no such file (unset it and bootscope provides one)")
+    return Path(value)
 
 
 def _image_paths(wanted: list[str]) -> list[str]:

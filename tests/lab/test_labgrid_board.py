@@ -162,7 +162,8 @@ def test_the_example_gets_its_kernel_and_initramfs_unless_given(monkeypatch: pyt
     from bootscope.usecases.board import provide_example_paths
 
     plan = BoardPlan(board=f"labgrid:{EXAMPLE}:main", seed=1)
-    monkeypatch.delenv(KERNEL_VARIABLE, raising=False)
+    monkeypatch.setenv(KERNEL_VARIABLE, "")  # recorded, so that the value the test sets is undone
+    monkeypatch.delenv(KERNEL_VARIABLE)
     monkeypatch.setenv(INITRD_VARIABLE, "/mine.cpio")
     notes = provide_example_paths(plan.board, _Qemu())  # type: ignore[arg-type]
     assert notes == [f"{KERNEL_VARIABLE}=/k/vmlinuz (debian:cloud)"]

@@ -67,14 +67,27 @@ def _check_reboot(way: str, metrics: dict[str, float | None], log: list[LogLine]
         assert metrics.get("kexec_downtime_s") is None
 
 
+_WORDS = "bootscope.cold_words=1"
+
+
+def _command_line(log: list[LogLine]) -> str:
+    """The command line of the last kernel that booted in ``log``, as that kernel printed it."""
+    banner = max(i for i, line in enumerate(log) if "Linux version " in line.text)
+    printed = next(line.text for line in log[banner:] if "Command line: " in line.text)
+    return printed.split("Command line: ", 1)[1].strip()
+
+
 @pytest.mark.boot
 def test_cold_warm_and_kexec_reboots_are_variants_of_one_board_run(
     shell_board: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     db = tmp_path / "reboots.db"
+    # A fourth variant: a cold boot with words added to the QEMU driver's boot_args (labgrid's QEMU
+    # starts the kernel itself); the warm and kexec reboots still boot the board's own line.
     code = run_in_process(
-        "run", shell_board, "--reboot", "cold,warm,kexec", "-n", "1", "--seed", "2", "--timeout", "120",
-        "--db", str(db), "--format", "json",
+        "run", shell_board, "--reboot", "cold", "--variant", "cold:", "--variant", "warm:reboot=warm",
+        "--variant", "kexec:reboot=kexec", "--variant", f"words:append={_WORDS}", "-n", "1", "--seed", "2",
+        "--timeout", "120", "--db", str(db), "--format", "json",
     )  # fmt: skip
     out, err = capsys.readouterr()
     assert code == 0, err
@@ -83,10 +96,15 @@ def test_cold_warm_and_kexec_reboots_are_variants_of_one_board_run(
         ("cold", 1, 0),
         ("warm", 1, 0),
         ("kexec", 1, 0),
+        ("words", 1, 0),
     ]
     with Store.open(db) as store:
         boots = {boot.variant: boot for boot in store.boots(1)}
         logs = {way: store.boot_log(1, boot.index) for way, boot in boots.items()}
+    lines = {way: _command_line(logs[way]) for way in boots}
+    assert lines["words"] == f"console=ttyS0 panic=-1 {_WORDS}", lines
+    assert all(lines[way] == "console=ttyS0 panic=-1" for way in ("cold", "warm", "kexec")), lines
+    assert "poweron_to_kernel_s" in boots["words"].metrics
     cold = boots["cold"]
     assert cold.host_start_ns is not None
     first = next(line for line in logs["cold"] if _STAMP.search(line.text))
@@ -139,7 +157,7 @@ def test_the_shell_initramfs_carries_what_a_kexec_reboot_needs(cloud_kernel: Pat
     assert "bootscope-board# " in entries["etc/profile"].decode()
 
 
-def test_named_variants_reboot_their_own_way_and_add_words_only_to_kexec(tmp_path: Path) -> None:
+def test_named_variants_reboot_their_own_way_and_add_words_to_kexec_and_cold(tmp_path: Path) -> None:
     from bootscope.errors import InputError
     from bootscope.lab.plans.board import BoardPlan, BoardVariant, board_plan_from_dict, build_board_variants
 
@@ -155,17 +173,25 @@ def test_named_variants_reboot_their_own_way_and_add_words_only_to_kexec(tmp_pat
     plan = BoardPlan(board=board, seed=1, variants=named)
     assert plan.variant_names == ("loud", "quiet", "off") and plan.needs_shell
     assert board_plan_from_dict({"workload": "board", **plan.to_dict()}) == plan
+    # tune's first look boots one variant more often a round; stored as JSON, read back the same
+    often = BoardPlan(board=board, seed=1, variants=named, slots_a_round=(("loud", 4),))
+    assert board_plan_from_dict(json.loads(json.dumps({"workload": "board", **often.to_dict()}))) == often
+    assert often.settings().slots_a_round == (("loud", 4),)
+    with pytest.raises(InputError, match="slots a round"):
+        BoardPlan(board=board, seed=1, variants=named, slots_a_round=(("nobody", 4),))
     # a whole command line in place of the board's own (what `tune` tries), words appended after it
     (whole,) = build_board_variants(("t:cmdline=console=ttyS0 quiet,append=loglevel=3",), "kexec")
-    assert whole.kexec_command_line("console=ttyS0 panic=-1") == "console=ttyS0 quiet loglevel=3"
-    assert named[1].kexec_command_line("console=ttyS0 panic=-1") == "console=ttyS0 panic=-1 quiet loglevel=3"
+    assert whole.command_line("console=ttyS0 panic=-1") == "console=ttyS0 quiet loglevel=3"
+    assert named[1].command_line("console=ttyS0 panic=-1") == "console=ttyS0 panic=-1 quiet loglevel=3"
     # a plan stored before named variants reads back with the ways of --reboot
     old = board_plan_from_dict({"workload": "board", "board": board, "seed": 1, "reboot": "cold,kexec"})
     assert old.ways == (BoardVariant("cold", "cold"), BoardVariant("kexec", "kexec"))
+    # a cold boot takes words too (where the power driver starts the kernel: checked when it boots)
+    (cold,) = build_board_variants(("q:append=quiet",), "cold")
+    assert cold.command_line("console=ttyS0") == "console=ttyS0 quiet"
     for texts, reboot, message in (
-        (("q:append=quiet",), "cold", "append= needs reboot=kexec"),
-        (("q:reboot=warm,append=quiet",), "cold", "append= needs reboot=kexec"),
-        (("q:cmdline=console=ttyS0 quiet",), "warm", "cmdline= needs reboot=kexec"),
+        (("q:reboot=warm,append=quiet",), "cold", "append= needs reboot=kexec or cold"),
+        (("q:reboot=warm,cmdline=console=ttyS0 quiet",), "cold", "cmdline= needs reboot=kexec or cold"),
         (("a:reboot=kexec", "a:reboot=warm"), "cold", "unique"),
         (("a:reboot=hot",), "cold", "reboot=hot"),
         (("a:reboot=kexec",), "cold,warm", "names the one way"),

@@ -134,6 +134,25 @@ def test_schedule_is_interleaved_seeded_and_warmups_first() -> None:
         build_schedule(names, -1, 0, 1)
 
 
+def test_a_variant_booted_more_often_is_in_every_measured_round_that_often() -> None:
+    slots = build_schedule(["base", "k1", "k2"], samples=3, warmup=1, seed=5, slots_a_round={"base": 4})
+    assert [s.index for s in slots] == list(range(1, 3 + 3 * 6 + 1))
+    for round_number in range(4):
+        counts = Counter(s.variant for s in slots if s.round == round_number)
+        times = 1 if round_number == 0 else 4  # warm-ups: every variant once
+        assert counts == {"base": times, "k1": 1, "k2": 1}
+    # The same shuffle of each round's list, the repeated name in it as often as asked.
+    rng = random.Random(5)
+    expected = []
+    for round_number in range(4):
+        order = ["base", "k1", "k2"] if round_number == 0 else ["base"] * 4 + ["k1", "k2"]
+        rng.shuffle(order)
+        expected += order
+    assert [s.variant for s in slots] == expected
+    # Without it, the order is the one every stored run was booted in (resume depends on it).
+    assert build_schedule(["a", "b"], 4, 0, 9, {}) == build_schedule(["a", "b"], 4, 0, 9)
+
+
 def test_file_option_from_the_command_line_a_variant_and_toml(tmp_path: Path) -> None:
     host = tmp_path / "x.conf"
     host.write_text("x")

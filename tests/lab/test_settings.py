@@ -3,12 +3,20 @@ over a plan file's, and turned into a plan whose stored document keeps its forma
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from bootscope.errors import InputError
-from bootscope.lab.plans.boot import VariantSpec, build_plan, plan_from_dict, plan_with_settings
+from bootscope.lab.plans.boot import (
+    VariantSpec,
+    build_plan,
+    plan_from_dict,
+    plan_with_settings,
+    validate_plan,
+)
 from bootscope.lab.plans.kexec import KexecVariant, build_kexec_plan
 from bootscope.lab.plans.settings import GivenSettings, settings_from_mapping
 
@@ -73,13 +81,20 @@ def test_the_stored_plan_document_keeps_its_format() -> None:
     document = plan.to_dict()
     assert list(document) == [
         "variants", "seed", "samples_per_variant", "warmup_per_variant", "timeout_s", "accel", "jobs",
-        "quiet_host", "until", "precision", "max_n", "retries",
+        "quiet_host", "until", "precision", "max_n", "retries", "slots_a_round",
     ]  # fmt: skip
     assert (document["seed"], document["jobs"], document["accel"]) == (7, 2, "auto")
     assert plan_from_dict(document) == plan
-    # A plan stored before --retries existed reads back with no retries.
-    older = {key: value for key, value in document.items() if key != "retries"}
-    assert plan_from_dict(older).retries == 0
+    # A plan stored before --retries (or slots a round) existed reads back with none.
+    older = {key: value for key, value in document.items() if key not in ("retries", "slots_a_round")}
+    assert plan_from_dict(older).retries == 0 and plan_from_dict(older).slots_a_round == ()
+    # A baseline booted four times a round (tune's first look) is stored as JSON and read back.
+    more = plan_with_settings((VariantSpec(name="a", kernel="/k"),), GivenSettings(seed=7))
+    more = replace(more, slots_a_round=(("a", 4),))
+    assert plan_from_dict(json.loads(json.dumps(more.to_dict()))) == more
+    for bad in ((("b", 2),), (("a", 0),), (("a", 2), ("a", 3))):
+        with pytest.raises(InputError, match="slots a round"):
+            validate_plan(replace(more, slots_a_round=bad))
 
 
 def test_a_kexec_plan_takes_the_same_settings() -> None:

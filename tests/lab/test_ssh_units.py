@@ -6,6 +6,7 @@ the CLI's one-line errors."""
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 import time
@@ -207,6 +208,14 @@ def test_plan_checks_and_round_trip() -> None:
         build_ssh_variants(SshVariant("default"), ["a:", "a:"])
     with pytest.raises(InputError):
         ssh_plan_from_dict({"workload": "ssh"})
+    # tune's first look boots the baseline more often a round; stored as JSON, read back the same
+    often = SshPlan(
+        target="ssh://r@h", variants=(SshVariant("a"), SshVariant("b")), slots_a_round=(("a", 4),)
+    )
+    assert ssh_plan_from_dict(json.loads(json.dumps({"workload": "ssh", **often.to_dict()}))) == often
+    assert often.settings().slots_a_round == (("a", 4),)
+    with pytest.raises(InputError, match="slots a round"):
+        validate_ssh_plan(replace(often, slots_a_round=(("a", 0),)))
 
 
 def test_a_timed_out_reboot_leaves_its_slot_for_resume() -> None:

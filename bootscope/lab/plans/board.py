@@ -20,7 +20,12 @@ from typing import Any
 from bootscope import defaults
 from bootscope.errors import InputError
 from bootscope.lab.plans import variants
-from bootscope.lab.plans.settings import RunSettings, check_settings
+from bootscope.lab.plans.settings import (
+    RunSettings,
+    check_settings,
+    check_slots_a_round,
+    stored_slots_a_round,
+)
 from bootscope.lab.plans.variants import OptionTable
 
 LABGRID_PREFIX = "labgrid:"
@@ -64,19 +69,20 @@ def parse_board(text: str) -> BoardSpec:
 
 @dataclass(frozen=True, slots=True)
 class BoardVariant:
-    """One variant of a board run: its name, how the board is rebooted, and for a kexec reboot the
-    command line: ``cmdline`` in place of the one the board booted with ('' keeps the board's), and
+    """One variant of a board run: its name, how the board is rebooted, and for a kexec reboot or a
+    cold boot the command line: ``cmdline`` in place of the board's own ('' keeps it), and
     ``append``'s words added to it (``quiet``, ``loglevel=3``: the console's cost as an experiment).
-    A cold or warm boot's command line is the board's own."""
+    A warm boot's command line is the board's own (its boot loader's); a cold boot takes one only
+    where the power driver starts the kernel itself (labgrid's QEMU driver)."""
 
     name: str
     reboot: str = REBOOT_COLD
     append: str = ""
     cmdline: str = ""
 
-    def kexec_command_line(self, booted: str) -> str:
-        """Return the command line a kexec reboot of this variant loads, the board having booted with
-        ``booted``."""
+    def command_line(self, booted: str) -> str:
+        """Return the command line a kexec reboot or cold boot of this variant boots, the board's own
+        being ``booted``."""
         return f"{self.cmdline or booted} {self.append}".strip()
 
 
@@ -106,6 +112,7 @@ class BoardPlan:
     marker: str = defaults.MARKER_PREFIX
     reboot: str = REBOOT_COLD
     variants: tuple[BoardVariant, ...] = ()
+    slots_a_round: tuple[tuple[str, int], ...] = ()
 
     def __post_init__(self) -> None:
         check_settings(
@@ -124,6 +131,7 @@ class BoardPlan:
             raise InputError("--marker must not be empty")
         if self.variants:
             _check_variants(self.variants, ways)
+        check_slots_a_round(self.slots_a_round, self.variant_names)
 
     @property
     def ways(self) -> tuple[BoardVariant, ...]:
@@ -150,6 +158,7 @@ class BoardPlan:
             seed=self.seed,
             samples_per_variant=self.samples_per_variant,
             warmup_per_variant=self.warmup_per_variant,
+            slots_a_round=self.slots_a_round,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -159,7 +168,7 @@ class BoardPlan:
 
 def _check_variants(variants: tuple[BoardVariant, ...], ways: list[str]) -> None:
     """Raise InputError for variants that cannot run: a default way that is not one, a repeated name,
-    an unknown way, words appended to a boot that is not a kexec reboot."""
+    an unknown way, a command line for a warm reboot."""
     if len(ways) != 1:
         raise InputError(
             "with --variant, --reboot names the one way of the variants that name none"
@@ -172,10 +181,10 @@ def _check_variants(variants: tuple[BoardVariant, ...], ways: list[str]) -> None
         if variant.reboot not in REBOOTS:
             raise InputError(f"variant {variant.name}: reboot={variant.reboot}: use {', '.join(REBOOTS)}")
         given = "append" if variant.append else "cmdline" if variant.cmdline else ""
-        if given and variant.reboot != REBOOT_KEXEC:
+        if given and variant.reboot == REBOOT_WARM:
             raise InputError(
-                f"variant {variant.name}: {given}= needs reboot=kexec (a cold or warm boot's command line"
-                " is the board's own: its boot loader's or its environment file's)"
+                f"variant {variant.name}: {given}= needs reboot=kexec or cold (a warm boot's command line"
+                " is the board's own: its boot loader's)"
             )
 
 
@@ -191,6 +200,7 @@ def board_plan_from_dict(data: Mapping[str, Any]) -> BoardPlan:
     try:
         fields = {key: value for key, value in data.items() if key not in ("workload", "variants")}
         stored = tuple(BoardVariant(**item) for item in data.get("variants") or ())
+        fields["slots_a_round"] = stored_slots_a_round(fields.get("slots_a_round"))
         return BoardPlan(**fields, variants=stored)
-    except TypeError as error:
+    except (TypeError, ValueError) as error:
         raise InputError(f"the stored board plan cannot be read by this bootscope ({error})") from None

@@ -17,7 +17,15 @@ from typing import Any
 from bootscope import defaults
 from bootscope.errors import InputError
 from bootscope.lab.plans.boot_variant import BOOT_OPTIONS, OPTIONS, VariantSpec, apply_option, parse_variant
-from bootscope.lab.plans.settings import ACCELS, UNTIL, GivenSettings, check_settings, settings_from_mapping
+from bootscope.lab.plans.settings import (
+    ACCELS,
+    UNTIL,
+    GivenSettings,
+    check_settings,
+    check_slots_a_round,
+    settings_from_mapping,
+    stored_slots_a_round,
+)
 from bootscope.lab.plans.variants import NAME_RE
 
 __all__ = [
@@ -56,6 +64,7 @@ class Plan:
     precision: float = 0.01
     max_n: int | None = None
     retries: int = 0
+    slots_a_round: tuple[tuple[str, int], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """Return the plan as a JSON-able dict; :func:`plan_from_dict` reads it back."""
@@ -73,8 +82,9 @@ def plan_from_dict(data: Mapping[str, Any]) -> Plan:
         variants = tuple(VariantSpec(**fields) for fields in fields_by_variant)
         # The workload's name is the runner's business (lab/workloads/protocol.py), not a plan field.
         rest = {key: value for key, value in data.items() if key not in ("variants", "workload")}
+        rest["slots_a_round"] = stored_slots_a_round(rest.get("slots_a_round"))
         return validate_plan(Plan(variants=variants, **rest))
-    except (KeyError, TypeError) as error:
+    except (KeyError, TypeError, ValueError) as error:
         raise InputError(f"the stored plan cannot be read by this bootscope ({error})") from error
 
 
@@ -178,6 +188,7 @@ def validate_plan(plan: Plan) -> Plan:
         max_n=plan.max_n,
         retries=plan.retries,
     )
+    check_slots_a_round(plan.slots_a_round, names)
     return plan
 
 

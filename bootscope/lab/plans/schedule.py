@@ -1,4 +1,5 @@
-"""The order of an experiment's boots: rounds of every variant once, each round shuffled by the seed.
+"""The order of an experiment's boots: rounds of every variant once (or as many times as the run
+asks for a variant booted more often), each round shuffled by the seed.
 
 Interleaving makes slow drift (a warming host, a neighbour's cron job) hit every variant alike; a
 fixed seed makes the order reproducible, so ``--resume`` knows exactly which positions are missing.
@@ -8,7 +9,7 @@ Warm-up rounds come first.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 
@@ -23,15 +24,24 @@ class Slot:
     round: int
 
 
-def build_schedule(variants: Sequence[str], samples: int, warmup: int, seed: int) -> tuple[Slot, ...]:
+def build_schedule(
+    variants: Sequence[str],
+    samples: int,
+    warmup: int,
+    seed: int,
+    slots_a_round: Mapping[str, int] | None = None,
+) -> tuple[Slot, ...]:
     """Return ``warmup`` warm-up rounds then ``samples`` measured rounds, each round every variant once
-    in an order shuffled with ``random.Random(seed)``; raises ValueError for negative counts."""
+    (a measured round: as many times as ``slots_a_round`` says for a variant it names) in an order
+    shuffled with ``random.Random(seed)``; raises ValueError for negative counts."""
     if samples < 0 or warmup < 0:
         raise ValueError(f"rounds cannot be negative (samples={samples}, warmup={warmup})")
     rng = random.Random(seed)
+    more = slots_a_round or {}
     slots: list[Slot] = []
     for round_number in range(warmup + samples):
-        order = list(variants)
+        times = dict.fromkeys(variants, 1) if round_number < warmup else {v: more.get(v, 1) for v in variants}
+        order = [name for name in variants for _ in range(times[name])]
         rng.shuffle(order)
         for name in order:
             slots.append(Slot(len(slots) + 1, name, round_number < warmup, round_number))

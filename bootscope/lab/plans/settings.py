@@ -3,7 +3,7 @@ settings a user gives (command line, plan file), typed and checked once, in :fun
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -20,7 +20,9 @@ class RunSettings:
     ``quiet_host`` waits for an idle host and re-runs disturbed slots; ``retries`` re-runs a slot whose
     boot failed (timeout, panic, QEMU error) up to that many more times; ``until="precise"`` adds rounds
     (up to ``max_n``) until the stopping rule holds at ``precision`` (a fraction); ``accel`` is the
-    accelerator asked for (auto, kvm, tcg)."""
+    accelerator asked for (auto, kvm, tcg); ``slots_a_round`` names the variants booted more than once
+    in each measured round, with how many times (``tune``'s first look boots its baseline four times a
+    round; a variant not named is booted once)."""
 
     seed: int
     samples_per_variant: int
@@ -32,6 +34,22 @@ class RunSettings:
     precision: float = 0.01
     max_n: int | None = None
     retries: int = 0
+    slots_a_round: tuple[tuple[str, int], ...] = ()
+
+
+def stored_slots_a_round(value: Any) -> tuple[tuple[str, int], ...]:
+    """Return ``slots_a_round`` as a plan holds it from its stored JSON (pairs turned into lists);
+    raises TypeError or ValueError for a value that is not pairs of a name and a count."""
+    return tuple((str(name), int(count)) for name, count in value or ())
+
+
+def check_slots_a_round(slots_a_round: Sequence[tuple[str, int]], variants: Sequence[str]) -> None:
+    """Raise InputError when ``slots_a_round`` names a variant not among ``variants``, names one
+    twice, or asks for fewer than 1 slot a round."""
+    names = [name for name, _ in slots_a_round]
+    for name, count in slots_a_round:
+        if name not in variants or names.count(name) > 1 or count < 1:
+            raise InputError(f"slots a round: {name}={count} (each a variant of the run, once, 1 or more)")
 
 
 def check_settings(

@@ -17,7 +17,7 @@ from typing import Any
 from bootscope import defaults
 from bootscope.errors import InputError
 from bootscope.lab.plans import variants
-from bootscope.lab.plans.settings import RunSettings
+from bootscope.lab.plans.settings import RunSettings, check_slots_a_round, stored_slots_a_round
 from bootscope.lab.plans.variants import OptionTable, flag
 
 REBOOT_KEXEC = "kexec"
@@ -78,6 +78,7 @@ class SshPlan:
     no_checks: bool = False
     yes_this_machine: bool = False
     base_cmdline: str | None = None
+    slots_a_round: tuple[tuple[str, int], ...] = ()
 
     def settings(self) -> RunSettings:
         """The runner's settings: one reboot per slot, one at a time (one machine)."""
@@ -86,6 +87,7 @@ class SshPlan:
             samples_per_variant=self.samples_per_variant,
             warmup_per_variant=self.warmup_per_variant,
             accel="auto",
+            slots_a_round=self.slots_a_round,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -122,6 +124,7 @@ def validate_ssh_plan(plan: SshPlan) -> SshPlan:
         raise InputError(f"--timeout must be positive (got {plan.timeout_s:g})")
     if not plan.variants:
         raise InputError("an SSH run needs at least one variant")
+    check_slots_a_round(plan.slots_a_round, [v.name for v in plan.variants])
     if plan.reboot == REBOOT_FIRMWARE:
         for variant in plan.variants:
             if variant.kernel or variant.initrd or variant.append or not variant.reuse_cmdline:
@@ -140,6 +143,7 @@ def ssh_plan_from_dict(data: Mapping[str, Any]) -> SshPlan:
     try:
         names = {f.name for f in fields(SshPlan)} - {"variants"}
         kept = {key: value for key, value in data.items() if key in names}
+        kept["slots_a_round"] = stored_slots_a_round(kept.get("slots_a_round"))
         items = tuple(
             SshVariant(**{k: v for k, v in item.items() if k in {f.name for f in fields(SshVariant)}})
             for item in data["variants"]

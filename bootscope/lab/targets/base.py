@@ -196,16 +196,22 @@ class PowersOn(Target, Protocol):
         on_line: LineCallback | None,
         keep_on: bool = False,
         on_start: StartCallback | None = None,
+        variant: BoardVariant | None = None,
     ) -> Boot:
-        """Switch the board off (if on) and on, read its console until a line matches
-        ``marker_regex`` or ``timeout_s`` passes, switch it off (unless ``keep_on`` and it reached the
-        marker: a warm or kexec reboot may follow); return the boot, its lines stamped on arrival and
-        ``host_start_ns`` the power-on order. ``on_start`` gets the pid of the board's process on this
-        host, where it is one (labgrid's QEMU). Raises BootError when the power or the console cannot
-        be driven."""
+        """Switch the board off (if on) and on, with the command line ``variant`` makes of the
+        board's own where the board takes one (labgrid's QEMU driver), read its console until a line
+        matches ``marker_regex`` or ``timeout_s`` passes, switch it off (unless ``keep_on`` and it
+        reached the marker with its own command line: a warm or kexec reboot may follow); return the
+        boot, its lines stamped on arrival and ``host_start_ns`` the power-on order. ``on_start`` gets
+        the pid of the board's process on this host, where it is one (labgrid's QEMU). Raises
+        BootError when the power or the console cannot be driven, or the board takes no command
+        line and ``variant`` gives one."""
 
     def check_shell(self) -> None:
         """Raise BootError in one line when the board has no shell to order a warm or kexec reboot on."""
+
+    def check_boot_args(self) -> None:
+        """Raise BootError in one line when a cold boot of the board cannot be given a command line."""
 
     def reboot(
         self,

@@ -31,6 +31,7 @@ from bootscope.lab.plans.board import REBOOT_KEXEC, BoardSpec, BoardVariant, par
 from bootscope.lab.plans.latency_tools import load_argv
 from bootscope.lab.qemu.process import LineSplitter
 from bootscope.lab.targets.base import CommandOutput, LineCallback, StartCallback
+from bootscope.lab.targets.labgrid_boot_args import check_boot_args, own_boot_args, set_boot_args
 from bootscope.lab.targets.labgrid_place import Place, PlaceHold, places_of
 from bootscope.lab.targets.labgrid_shell import BoardShell, one_line
 from bootscope.lab.targets.machine_facts import RemoteLoad
@@ -71,6 +72,7 @@ class LabgridBoard:
         self._kexeced = False  # the running system came from a kexec here (words may have been added)
         self._reached = False  # the shell of the running system is logged in
         self._cmdline: str | None = None  # the command line of the board's last power-on or warm boot
+        self._own_args: str | None = None  # the power driver's own command line (labgrid's QEMU driver)
 
     @property
     def name(self) -> str:
@@ -120,6 +122,7 @@ class LabgridBoard:
         try:
             self._power = target.get_driver("PowerProtocol")
             self._console = target.get_driver("ConsoleProtocol")
+            self._own_args = own_boot_args(self._power)
         except Exception as error:
             self._release()
             raise BootError(f"labgrid: target {self.spec.target!r}: {one_line(error)}") from None
@@ -153,13 +156,19 @@ class LabgridBoard:
         on_line: LineCallback | None,
         keep_on: bool = False,
         on_start: StartCallback | None = None,
+        variant: BoardVariant | None = None,
     ) -> Boot:
-        """Boot the board once from power-on (see the module's docstring); raises BootError when labgrid
-        cannot drive its power or console, KeyboardInterrupt when ``on_line`` raises it (the board is
-        switched off either way, and after the boot unless ``keep_on`` and it reached its marker)."""
+        """Boot the board once from power-on (see the module's docstring), with the command line
+        ``variant`` makes of the board's own (:func:`power_on_command_line`: labgrid's QEMU driver
+        only); raises BootError when labgrid cannot drive its power or console, or the board cannot
+        take a command line, KeyboardInterrupt when ``on_line`` raises it (the board is switched off
+        either way, and after the boot unless ``keep_on`` and it reached its marker with its own
+        command line: a warm or kexec reboot starts from the board's own)."""
         self.open()
         self._up = self._kexeced = self._reached = False
         self._switch(on=False)
+        set_boot_args(self._target, (self._power, self._console), self._own_args, variant, self.spec.target)
+        keep_on = keep_on and not (variant and (variant.append or variant.cmdline))
         start_ns = time.monotonic_ns()
         try:
             self._switch(on=True)
@@ -231,6 +240,12 @@ class LabgridBoard:
         self._up = self._reached = True
         return self._shell
 
+    def check_boot_args(self) -> None:
+        """Raise BootError in one line when the board's power driver starts no kernel of its own (a
+        cold boot's command line is then its boot loader's), opening the board first."""
+        self.open()
+        check_boot_args(self._power, self._own_args, self.spec.target)
+
     def check_shell(self) -> None:
         """Raise BootError in one line when the target has no shell driver (opening the board first)."""
         self.open()
@@ -246,7 +261,7 @@ class LabgridBoard:
         variant: BoardVariant | None = None,
     ) -> Boot:
         """Reboot the board the ``way`` given (warm, or kexec with the command line ``variant`` makes of
-        the one of its last power-on or warm boot: :meth:`BoardVariant.kexec_command_line`) through
+        the one of its last power-on or warm boot: :meth:`BoardVariant.command_line`) through
         its shell and read its console until the new boot's marker; return the boot, its lines since
         the order and ``host_start_ns`` the order. A board that is not up is first booted from
         power-on (not measured). Raises BootError when labgrid cannot reach its power, console or
@@ -267,7 +282,7 @@ class LabgridBoard:
             self._cmdline = shell.cmdline()
         if way == REBOOT_KEXEC:
             given = variant or BoardVariant(way, way)
-            loading, problem = shell.load_kexec(given.kexec_command_line(self._cmdline))
+            loading, problem = shell.load_kexec(given.command_line(self._cmdline))
             command = (*command, loading)
             if problem:
                 self._up = True  # nothing happened to the running system

@@ -117,13 +117,16 @@ class BoardWorkload:
 
     def prepare(self, target: Target, accel: str) -> list[str]:
         """Check the target is a board, reach it (its labgrid places acquired) and, for warm or kexec
-        reboots, its shell driver before anything is stored, and let it go (off, places released) when
+        reboots, its shell driver (for a cold boot with words, a power driver that takes them) before
+        anything is stored, and let it go (off, places released) when
         the process ends at the latest; no notes."""
         board = powered(target, self.kind)
         atexit.register(board.close)
         board.open()
         if self.plan.needs_shell:
             board.check_shell()
+        if any(v.reboot == REBOOT_COLD and (v.append or v.cmdline) for v in self.plan.ways):
+            board.check_boot_args()
         return []
 
     def slot_done(self, slot: Slot, records: Sequence[BootRecord]) -> bool:
@@ -138,7 +141,9 @@ class BoardWorkload:
         variant = plan.variant(run.slot.variant)
         way = variant.reboot
         if way == REBOOT_COLD:
-            boot = board.power_cycle(plan.timeout_s, plan.marker, run.on_line, plan.needs_shell, run.on_start)
+            boot = board.power_cycle(
+                plan.timeout_s, plan.marker, run.on_line, plan.needs_shell, run.on_start, variant
+            )
         else:
             boot = board.reboot(way, plan.timeout_s, plan.marker, run.on_line, run.on_start, variant)
         if run.cancelled():

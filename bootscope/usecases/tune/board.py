@@ -89,6 +89,7 @@ def board_runner(request: TuneRequest, store: Store, reporter: Reporter | None) 
             timeout_s=request.settings.timeout_s or BOARD_TIMEOUT_S,
             reboot=REBOOT_KEXEC,
             variants=variants,
+            slots_a_round=plan.slots_a_round,
         )
         workload = BoardWorkload(board_plan)
         return runner.start(workload, LocalQemu(), store, reporter, meta=meta).experiment.id

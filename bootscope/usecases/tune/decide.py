@@ -1,6 +1,7 @@
 """What one tried knob's boots say: whether the tuned boot is still the same system, and whether it
 saved time, by how much, with its interval. A saving counts only when its whole interval lies above
-zero; an interval that holds zero is "no saving shown", never a saving."""
+zero, and Welch's interval (each side its own spread) agrees; an interval that holds zero is "no
+saving shown", never a saving."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from bootscope.analyze.systemd import systemd_accounting
 from bootscope.metrics import LOGIN_PROMPT_S
 from bootscope.model import LogLine
 from bootscope.stats.compare import Options, compare
+from bootscope.stats.welch import welch_interval
 from bootscope.store.records import BootRecord
 
 SAVING, NO_SAVING, SLOWER, REJECTED = "saving", "no saving shown", "slower", "rejected"
@@ -24,13 +26,21 @@ _STAMP = re.compile(r"^\[\s*\d+\.\d+\]\s*")
 class Verdict:
     """One knob against the baseline: the saving (the metric's unit, positive when the tuned boot is
     faster: baseline minus tuned, Hodges-Lehmann), its interval, the boots counted a side, and the
-    decision (saving, no saving shown, slower, rejected) with why."""
+    decision (saving, no saving shown, slower, rejected) with why; ``welch_ci``: the saving's Welch
+    interval (difference of means, each side its own spread), which every verdict must agree with."""
 
     saving: float | None
     ci: tuple[float, float] | None
     boots: int
     decision: str
     why: str = ""
+    welch_ci: tuple[float, float] | None = None
+
+    def top(self) -> float | None:
+        """Return the largest saving either interval allows (None without an interval)."""
+        if self.ci is None:
+            return None
+        return self.ci[1] if self.welch_ci is None else max(self.ci[1], self.welch_ci[1])
 
 
 def trouble_lines(logs: Sequence[Sequence[LogLine]]) -> set[str]:
@@ -98,11 +108,17 @@ def judge(baseline: Sequence[float], tuned: Sequence[float], metric: str, unit: 
     if found.shift_ci is None:
         return Verdict(saving, None, n, NO_SAVING, "too few boots for an interval")
     ci = (-found.shift_ci[1], -found.shift_ci[0])
-    if ci[0] > 0:
-        return Verdict(saving, ci, n, SAVING)
-    if ci[1] < 0:
-        return Verdict(saving, ci, n, SLOWER)
-    return Verdict(saving, ci, n, NO_SAVING, "its interval holds zero")
+    welch_ci = welch_interval(tuned, baseline, alpha)  # mean(baseline) - mean(tuned): a saving
+    low = ci[0] if welch_ci is None else min(ci[0], welch_ci[0])
+    high = ci[1] if welch_ci is None else max(ci[1], welch_ci[1])
+    if low > 0:
+        return Verdict(saving, ci, n, SAVING, welch_ci=welch_ci)
+    if high < 0:
+        return Verdict(saving, ci, n, SLOWER, welch_ci=welch_ci)
+    why = "its interval holds zero"
+    if ci[0] > 0 or ci[1] < 0:
+        why = "the two arms spread unlike each other, and Welch's interval, which allows that, holds zero"
+    return Verdict(saving, ci, n, NO_SAVING, why, welch_ci=welch_ci)
 
 
 def rejected(why: str, boots: int) -> Verdict:

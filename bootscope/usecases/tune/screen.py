@@ -1,7 +1,11 @@
 """The screen of `bootscope tune`: every knob against the baseline, in stages that spend boots where
 they still decide something.
 
-Stage 1 boots the baseline and every knob, ``n`` boots an arm, interleaved. A knob is settled when
+Stage 1 boots the baseline and every knob, interleaved: ``n`` boots an arm, or, with three knobs or
+more, a first look of ``ceil(n / 2)`` boots a knob against four times as many of the one shared
+baseline (each knob still has n * n pairs of boots to compare, and its interval is about as wide as
+n against n: ``bench/RESULTS.md``, "the first look"; the sweep of one knob at a time pays a
+baseline arm for every knob). Later stages boot ``n`` an arm. A knob is settled when
 its boots are not the same system (rejected), when the whole interval of its saving is above zero
 (a saving) or below it (slower), or when the interval's top is below the smallest saving worth having
 (``min_saving``: no useful saving, dropped). The others go on to the next stage with the baseline
@@ -37,6 +41,10 @@ from bootscope.usecases.tune.request import TuneRequest
 
 BASELINE = "baseline"
 MAX_STAGES = 3
+# The first look: with this many knobs or more, each knob's boots halved against a baseline booted
+# this many times a round (cheaper than n a knob from three knobs on: n/2 * (4 + k) < n * (1 + k)).
+FIRST_LOOK_KNOBS = 3
+FIRST_LOOK_BASELINE_TIMES = 4
 Runner = Callable[[Plan, dict[str, str]], int]
 
 
@@ -62,12 +70,30 @@ class Screened:
     baseline_values: tuple[float, ...]
 
 
-def plan_of(variants: Sequence[VariantSpec], request: TuneRequest, samples: int) -> Plan:
-    """Return the plan that boots ``variants``, ``samples`` boots each, with ``request``'s run
-    settings. Raises InputError for a plan that cannot run."""
+def plan_of(
+    variants: Sequence[VariantSpec], request: TuneRequest, samples: int, baseline_times: int = 1
+) -> Plan:
+    """Return the plan that boots ``variants``, ``samples`` boots each (the first, the baseline,
+    ``baseline_times`` as many), with ``request``'s run settings. Raises InputError for a plan that
+    cannot run."""
     settings = replace(request.settings, samples_per_variant=samples)
     plan = plan_with_settings(variants[:1], settings)
-    return validate_plan(replace(plan, variants=tuple(variants)))
+    more = ((variants[0].name, baseline_times),) if baseline_times > 1 else ()
+    return validate_plan(replace(plan, variants=tuple(variants), slots_a_round=more))
+
+
+def first_look(n: int, knobs: int) -> tuple[int, int]:
+    """Return the first stage's boots a knob and the baseline's times as many, for ``knobs`` knobs
+    at ``n`` boots an arm: (n, 1) for fewer than FIRST_LOOK_KNOBS, else (ceil(n / 2), 4)."""
+    if knobs < FIRST_LOOK_KNOBS:
+        return n, 1
+    return max(2, -(-n // 2)), FIRST_LOOK_BASELINE_TIMES
+
+
+def first_stage_boots(n: int, knobs: int) -> int:
+    """Return the boots of the first stage for ``knobs`` knobs at ``n`` boots an arm."""
+    samples, times = first_look(n, knobs)
+    return samples * (times + knobs)
 
 
 def arms_of(store: Store, run: int) -> tuple[dict[str, list[BootRecord]], dict[str, list[list[LogLine]]]]:
@@ -106,7 +132,8 @@ def judge_arm(
 def _settled(verdict: Verdict, min_saving: float, unit: str) -> Verdict | None:
     if verdict.decision in (SAVING, SLOWER):
         return verdict
-    if verdict.ci is not None and verdict.ci[1] < min_saving:
+    top = verdict.top()
+    if top is not None and top < min_saving:
         return replace(verdict, why=f"its interval rules out a saving of {min_saving:.4g} {unit} or more")
     return None
 
@@ -132,11 +159,12 @@ def screen(
     runs: list[int] = []
     all_base: list[float] = []
     for stage in range(1, MAX_STAGES + 1):
-        cost = n * (1 + len(pending))
+        boots, times = first_look(n, len(pending)) if stage == 1 else (n, 1)
+        cost = boots * (times + len(pending))
         if not pending or (stage > 1 and boots_left is not None and cost > boots_left):
             break
         arms = [base, *(knobs_arm(base, [k], append, f"k{i}") for i, k in pending)]
-        stage_run = run(plan_of(arms, request, n), {"tune": "screen", "stage": str(stage)})
+        stage_run = run(plan_of(arms, request, boots, times), {"tune": "screen", "stage": str(stage)})
         runs.append(stage_run)
         boots_left = None if boots_left is None else boots_left - cost
         records, logs = arms_of(store, stage_run)

@@ -47,7 +47,16 @@ from bootscope.usecases.tune.resume import (
     request_from_document,
     runs_of,
 )
-from bootscope.usecases.tune.screen import BASELINE, Runner, TriedKnob, arms_of, judge_arm, plan_of, screen
+from bootscope.usecases.tune.screen import (
+    BASELINE,
+    Runner,
+    TriedKnob,
+    arms_of,
+    first_stage_boots,
+    judge_arm,
+    plan_of,
+    screen,
+)
 from bootscope.usecases.tune.ssh import ssh_request, ssh_runner
 
 TUNED = "tuned"
@@ -116,8 +125,10 @@ def _fit_budget(knobs: list[Knob], request: TuneRequest) -> tuple[list[Knob], li
     if request.budget is None:
         return knobs, []
     n = request.boots_per_arm
-    # the probe, the screen's baseline, a final A/B; at least one knob fits (`tune` checked)
-    fits = (request.budget - 1 - 3 * n) // n
+    # the probe, the first stage, a final A/B; at least one knob fits (`tune` checked)
+    fits = 1
+    while fits < len(knobs) and 1 + first_stage_boots(n, fits + 1) + 2 * n <= request.budget:
+        fits += 1
     return knobs[:fits], knobs[fits:]
 
 

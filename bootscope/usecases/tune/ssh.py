@@ -164,6 +164,7 @@ def ssh_plan(request: TuneRequest, plan: Plan) -> SshPlan:
             timeout_s=request.settings.timeout_s or DEFAULT_SSH_TIMEOUT_S,
             no_checks=machine.no_checks,
             yes_this_machine=machine.yes_this_machine,
+            slots_a_round=plan.slots_a_round,
         )
     )
 

@@ -83,3 +83,27 @@ def test_a_machine_knob_boots_its_qemu_options_and_resumes_by_them(tmp_path: Pat
     assert later.boots == 13 - 4 and resumed.boots_spent == 13
     machine = next(t for t in resumed.tried if t.knob.qemu_args)
     assert machine.knob.name == "+machine:hpet=off" and machine.verdict.decision != "saving"
+
+
+def test_a_first_look_cut_short_resumes_with_its_baseline_four_times_a_round(tmp_path: Path) -> None:
+    # Three knobs: stage 1 boots each twice against 8 boots of the baseline (4 a round, 2 rounds).
+    request = replace(REQUEST, tries=(FASTER, "+fake.unused=1", "+fake.other=1"))
+    with Store.open(tmp_path / "whole.db") as store:
+        whole = tune(request, store, runner=_runner(store, FakeTarget()))  # type: ignore[arg-type]
+    with Store.open(tmp_path / "cut.db") as store:
+        with pytest.raises(KeyboardInterrupt):  # the probe and 5 of stage 1's 14 boots are stored
+            tune(request, store, runner=_runner(store, interrupted_at(7)))  # type: ignore[arg-type]
+        first = store.boots(2)
+        later = FakeTarget()
+        resumed = resume_tune(
+            "latest", store, runner=_runner(store, later),  # type: ignore[arg-type]
+            finish=lambda run: _finish(store, run, later),
+        )  # fmt: skip
+        stage = [b.variant for b in store.boots(2)]
+    assert len(first) == 5 and len(stage) == 14
+    assert {name: stage.count(name) for name in set(stage)} == {"baseline": 8, "k1": 2, "k2": 2, "k3": 2}
+    assert later.boots == whole.boots_spent - 6  # the probe and the 5 stored screen boots kept
+    assert resumed.runs == whole.runs and resumed.boots_spent == whole.boots_spent
+    # The fake's jitter follows its own boot count, so the values differ a little; the decisions not.
+    assert [t.verdict.decision for t in resumed.tried] == [t.verdict.decision for t in whole.tried]
+    assert [t.verdict.boots for t in resumed.tried] == [t.verdict.boots for t in whole.tried]
