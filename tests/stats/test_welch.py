@@ -17,7 +17,8 @@ B = [9.62, 9.81]
 
 
 def test_the_interval_is_scipys_welch_interval() -> None:
-    for a, b, alpha in ((A, B, 0.05), (B, A, 0.05), (A[:3], A[3:], 0.1)):
+    # the last pair: both sides spread exactly alike (their variances of the mean equal, not zero)
+    for a, b, alpha in ((A, B, 0.05), (B, A, 0.05), (A[:3], A[3:], 0.1), ([1.0, 2.0], [3.0, 4.0], 0.05)):
         expected = sps.ttest_ind(b, a, equal_var=False).confidence_interval(1 - alpha)
         found = welch_interval(a, b, alpha)
         assert found == pytest.approx((expected.low, expected.high), rel=1e-9)
