@@ -80,6 +80,11 @@ class BoardVariant:
     append: str = ""
     cmdline: str = ""
 
+    @property
+    def has_words(self) -> bool:
+        """Whether the variant changes the board's command line (``append`` or ``cmdline`` given)."""
+        return bool(self.append or self.cmdline)
+
     def command_line(self, booted: str) -> str:
         """Return the command line a kexec reboot or cold boot of this variant boots, the board's own
         being ``booted``."""
@@ -180,8 +185,8 @@ def _check_variants(variants: tuple[BoardVariant, ...], ways: list[str]) -> None
     for variant in variants:
         if variant.reboot not in REBOOTS:
             raise InputError(f"variant {variant.name}: reboot={variant.reboot}: use {', '.join(REBOOTS)}")
-        given = "append" if variant.append else "cmdline" if variant.cmdline else ""
-        if given and variant.reboot == REBOOT_WARM:
+        given = "append" if variant.append else "cmdline"
+        if variant.has_words and variant.reboot == REBOOT_WARM:
             raise InputError(
                 f"variant {variant.name}: {given}= needs reboot=kexec or cold (a warm boot's command line"
                 " is the board's own: its boot loader's)"

@@ -168,7 +168,7 @@ class LabgridBoard:
         self._up = self._kexeced = self._reached = False
         self._switch(on=False)
         set_boot_args(self._target, (self._power, self._console), self._own_args, variant, self.spec.target)
-        keep_on = keep_on and not (variant and (variant.append or variant.cmdline))
+        keep_on = keep_on and not (variant is not None and variant.has_words)
         start_ns = time.monotonic_ns()
         try:
             self._switch(on=True)

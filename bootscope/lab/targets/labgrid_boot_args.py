@@ -45,12 +45,11 @@ def set_boot_args(
     changes. Raises BootError when the variant has words and the driver starts no kernel (``own``
     None), or labgrid cannot re-activate it."""
     driver, console = drivers
-    words = variant is not None and bool(variant.append or variant.cmdline)
     if own is None:
-        if words:
+        if variant is not None and variant.has_words:
             check_boot_args(driver, own, name)
         return
-    wanted = variant.command_line(own) if variant is not None and words else own
+    wanted = variant.command_line(own) if variant is not None else own
     if str(driver.boot_args or "") == wanted:
         return
     try:

@@ -125,7 +125,7 @@ class BoardWorkload:
         board.open()
         if self.plan.needs_shell:
             board.check_shell()
-        if any(v.reboot == REBOOT_COLD and (v.append or v.cmdline) for v in self.plan.ways):
+        if any(v.reboot == REBOOT_COLD and v.has_words for v in self.plan.ways):
             board.check_boot_args()
         return []
 
