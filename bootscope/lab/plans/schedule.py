@@ -40,9 +40,9 @@ def build_schedule(
     more = slots_a_round or {}
     slots: list[Slot] = []
     for round_number in range(warmup + samples):
-        times = dict.fromkeys(variants, 1) if round_number < warmup else {v: more.get(v, 1) for v in variants}
-        order = [name for name in variants for _ in range(times[name])]
+        warm = round_number < warmup
+        order = [name for name in variants for _ in range(1 if warm else more.get(name, 1))]
         rng.shuffle(order)
         for name in order:
-            slots.append(Slot(len(slots) + 1, name, round_number < warmup, round_number))
+            slots.append(Slot(len(slots) + 1, name, warm, round_number))
     return tuple(slots)
