@@ -32,9 +32,13 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import stats as sps
+
+if TYPE_CHECKING:
+    from bootscope.stats.series_watch import WatchRule
 
 ROOT = Path(__file__).resolve().parents[1]
 NOISE = Path(__file__).with_name("data") / "real_boot_noise.csv"
@@ -118,24 +122,31 @@ def generate(
 Found = list[tuple[int, int, int, int]]  # (position, sign, first plausible, last plausible)
 
 
-def ours(item: Labelled) -> Found:
-    """bootscope's detector, as `bootscope watch` runs it: the medians' series and the slow-share
-    series (``usecases/watch/detect.py``), changes of both within 3 points one group (one alert)."""
-    from bootscope.stats.modes import tail_hits
-    from bootscope.stats.series_watch import watch_series, watch_shares
+def ours_at(rule: WatchRule | None = None) -> Callable[[Labelled], Found]:
+    """bootscope's detector at ``rule`` (default: `bootscope watch`'s), as `bootscope watch` runs
+    it: the medians' series and the slow-share series (``usecases/watch/detect.py``)."""
 
-    counts = np.full(item.boots.shape[0], item.boots.shape[1], dtype=np.int64)
-    totals = watch_series(item.points).changes
-    found = [(c.position, int(np.sign(c.shift)), c.first_position, c.last_position) for c in totals]
-    cuts = [0, *(c.position for c in totals), counts.size]
-    for low, high in itertools.pairwise(cuts):
-        hits, _ = tail_hits(item.boots[low:high].ravel(), counts[low:high])
-        shares = watch_shares(hits, counts[low:high]).changes
-        found += [
-            (low + c.position, 1 if c.shift > 0 else -1, low + c.first_position, low + c.last_position)
-            for c in shares
-        ]
-    return sorted(found)
+    def detect(item: Labelled) -> Found:
+        from bootscope.stats.modes import tail_hits
+        from bootscope.stats.series_watch import watch_series, watch_shares
+
+        counts = np.full(item.boots.shape[0], item.boots.shape[1], dtype=np.int64)
+        totals = watch_series(item.points, rule).changes
+        found = [(c.position, int(np.sign(c.shift)), c.first_position, c.last_position) for c in totals]
+        cuts = [0, *(c.position for c in totals), counts.size]
+        for low, high in itertools.pairwise(cuts):
+            hits, _ = tail_hits(item.boots[low:high].ravel(), counts[low:high])
+            shares = watch_shares(hits, counts[low:high], rule).changes
+            found += [
+                (low + c.position, 1 if c.shift > 0 else -1, low + c.first_position, low + c.last_position)
+                for c in shares
+            ]
+        return sorted(found)
+
+    return detect
+
+
+ours = ours_at()
 
 
 def _local_best(score: np.ndarray, flagged: np.ndarray, sign: np.ndarray) -> Found:
@@ -227,17 +238,28 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=27)
     parser.add_argument("--noise", type=Path, default=NOISE)
     parser.add_argument("--no-record", action="store_true")
+    parser.add_argument("--no-sweep", action="store_true", help="Only the three rules at their defaults.")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     from bench.results import write_section
 
     groups = read_groups(args.noise)
     series = generate(groups, args.series, args.points, args.boots, args.seed)
-    rules = {
+    from bootscope.stats.series_watch import WatchRule
+
+    rules: dict[str, Callable[[Labelled], Found]] = {
         "bootscope watch": ours,
         "Perfherder (t > 7, 2 %)": perfherder_rule,
         "windowed Mann-Whitney": mann_whitney_rule,
     }
+    if not args.no_sweep:
+        # Operating points: each rule made stricter or looser, to compare false groups at equal recall.
+        rules |= {
+            "bootscope watch, alpha 1e-5": ours_at(WatchRule(alpha=1e-5)),
+            "bootscope watch, alpha 1e-6": ours_at(WatchRule(alpha=1e-6)),
+            "Perfherder, t > 5": lambda item: perfherder(item.points, t_min=5.0),
+            "Perfherder, t > 4": lambda item: perfherder(item.points, t_min=4.0),
+        }
     results = {}
     for name, rule in rules.items():
         started = time.perf_counter()

@@ -29,7 +29,9 @@ def watch(
     by: Annotated[
         list[str] | None,
         typer.Option(
-            "--by", help="Also a series per phase of the kernel's own time: phase (reads the logs)."
+            "--by",
+            help="Also a series per component: phase, initcall, cpu, gap, unit, bootloader (repeat;"
+            " reads the logs; components under 1 ms at every revision are left out).",
         ),
     ] = None,
     alpha: Annotated[float, typer.Option(help="Significance level of the window test.")] = 1e-4,

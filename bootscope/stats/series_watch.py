@@ -15,9 +15,11 @@ differences ignore a slow drift and a single earlier step moves only one of them
 raise the yardstick it is measured with.
 
 Neighbouring positions around one step are all candidates; each run of consecutive candidates is
-one change, placed where the gate ratio is largest, and its **plausible range** is every position of
-the run whose ratio is within one jitter of that largest (Chromium's extended culprit range: a
-culprit is named as a range of revisions, not one commit).
+one change, placed where two levels (medians) fit the stretch best (least absolute deviation), and
+its **plausible range** is every position of that stretch, candidate or not, where a step fits
+within two jitters of the best (Chromium's extended culprit range: a culprit is named as a range of
+revisions, not one commit). A weak step's candidates can begin after it (the windows must first
+hold enough of it); the range still reaches back to where it may be.
 """
 
 from __future__ import annotations
@@ -259,12 +261,12 @@ def watch_series(points: Sequence[float] | FloatArray, rule: WatchRule | None = 
             continue
         low = max(floor, start - rule.back_points)
         high = min(values.size, stop - 1 + rule.fore_points)
-        candidates = range(start, stop)
-        costs = _step_costs(values, low, high, candidates)
-        best = start + int(np.argmin(costs))
+        first_cut = low + 1
+        costs = _step_costs(values, low, high, range(first_cut, high))
+        best = start + int(np.argmin(costs[start - first_cut : stop - first_cut]))
         jit = float(back_jitter[best])
         # Plausible: moving the step there costs less than two jitters of fit.
-        near = np.flatnonzero(costs <= costs.min() + 2.0 * jit) + start
+        near = np.flatnonzero(costs <= costs[best - first_cut] + 2.0 * jit) + first_cut
         change = _change_at(values, best, int(near.min()), int(near.max()), rule, jit, floor)
         if change is not None:
             changes.append(change)
@@ -288,8 +290,9 @@ def watch_shares(
     from the back window's by Fisher's exact test at ``rule.alpha * SHARE_ALPHA_FACTOR`` (windows
     SHARE_WINDOWS times the rule's). Candidates are where the two-proportion z-test passes a loose
     screen; a run of them is one change, placed where two shares fit best (binomial likelihood),
-    plausible within 2 of that. ``shift``: share after minus before, ``shift_ci`` its Wald
-    interval, ``jitter`` the standard deviation of one point's share at the share before (binomial),
+    plausible wherever in that stretch (candidate or not) a step fits within 2 of that. ``shift``:
+    share after minus before, ``shift_ci`` its Wald interval, ``jitter`` the standard deviation of
+    one point's share at the share before (binomial),
     ``before_median`` the share before. Raises StatsError for hits outside 0..counts."""
     from scipy import stats as sps
 
@@ -324,11 +327,12 @@ def watch_shares(
         if start >= stop:
             continue
         # Placed where two shares fit the local stretch best (binomial log-likelihood); plausible:
-        # within 2 of that (a likelihood-ratio interval of about 95 %).
+        # every cut of the stretch within 2 of that (a likelihood-ratio interval of about 95 %).
         region = (max(floor, start - back_points), min(size, stop - 1 + fore_points))
-        fit = _share_fit(hit_sums, count_sums, region, np.arange(start, stop))
-        best = start + int(np.argmax(fit))
-        near = np.flatnonzero(fit >= fit.max() - 2.0) + start
+        first_cut = region[0] + 1
+        fit = _share_fit(hit_sums, count_sums, region, np.arange(first_cut, region[1]))
+        best = start + int(np.argmax(fit[start - first_cut : stop - first_cut]))
+        near = np.flatnonzero(fit >= fit[best - first_cut] - 2.0) + first_cut
         table = np.array(
             [
                 [fore_hits[best], fore_n[best] - fore_hits[best]],

@@ -97,7 +97,7 @@ def test_watch_then_alerts_then_triage(stepped: str, capsys: pytest.CaptureFixtu
         (["alert", "1", "--state", "invalid"], "go with triage"),
         (["watch", "--run", "99"], "no experiment 99"),
         (["watch", "--back", "4"], "min_back_points"),
-        (["watch", "--by", "initcall"], "series are kept for phase"),
+        (["watch", "--by", "initcalls"], "watch --by initcalls: choose phase, initcall"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(

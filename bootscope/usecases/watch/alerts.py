@@ -29,12 +29,19 @@ from bootscope.usecases.watch.detect import (
     RevisionOrder,
     SeriesReport,
     alert_range,
+    family_sizes,
     group_items,
     judge_series,
     kind_of,
     missing_item,
 )
-from bootscope.usecases.watch.series import COMPONENT_KINDS, collect_series, merge_series, run_series
+from bootscope.usecases.watch.series import (
+    COMPONENT_KINDS,
+    collect_series,
+    merge_series,
+    reaches_floor,
+    run_series,
+)
 
 STATE_CONFIRMED = "confirmed"
 DEFAULT_BY = "bootscope"
@@ -147,8 +154,11 @@ def _judge(
     ordering = RevisionOrder()
     reports: list[SeriesReport] = []
     items: list[AlertItem] = []
+    families: dict[str, int] | None = None  # read once, and only when a component series comes
     for one in series:
-        report = judge_series(one, rule, cuts.get(one.key, ()))
+        if one.component != TOTAL and families is None:
+            families = family_sizes(series_names(store))
+        report = judge_series(one, rule, cuts.get(one.key, ()), (families or {}).get(one.key, 1))
         missing = missing_item(one, now_s)
         own = [*report.items, *([missing] if missing is not None else [])]
         ordering.add(one, stored_names.get(one.key, set()), _names(own))
@@ -184,9 +194,10 @@ def recompute(
     """Rebuild every series of ``store`` from its stored boots (only those of ``metrics``, when
     given), keep them, judge them with ``rule``, store new alerts and update those found again;
     return what changed. Without ``rebuild`` the series kept in the store are judged as they are
-    (no boot is read). With ``by`` (``phase``) each component of kernel_init_s is a series too (its
-    boots' logs read again); without, stored component series are kept as they were. ``now_s`` (Unix
-    seconds, default: now) is the watchdog's clock. Raises StoreError, StatsError for a bad rule."""
+    (no boot is read). With ``by`` (kinds of COMPONENT_KINDS) each component of those kinds is a
+    series too, where it reaches the floor (its boots' logs read again); without, stored component
+    series are kept as they were. ``now_s`` (Unix seconds, default: now) is the watchdog's clock.
+    Raises StoreError, StatsError for a bad rule."""
     rule = rule or WatchRule()
     now_s = time.time() if now_s is None else now_s
     if not rebuild:
@@ -211,7 +222,8 @@ def recompute_run(
     store.experiment(run)  # an unknown run: StoreLookupError
     fresh = run_series(store, run, by)
     known = {s.key: s for s in load_series(store, [s.key for s in fresh])}
-    merged = [merge_series(known.get(s.key), s) for s in fresh]
+    # A component below the floor in this run goes on only where its series is already kept.
+    merged = [merge_series(known.get(s.key), s) for s in fresh if s.key in known or reaches_floor(s)]
     put_series(store, merged)
     touched = {s.key for s in merged}
     return _judge(store, merged, rule, time.time() if now_s is None else now_s, touched)
@@ -239,20 +251,17 @@ def watch_command(
     """Recompute the alerts of store ``db``: every series (:func:`recompute`), or with ``run`` (an
     id or ``latest``) only those that run touches (:func:`recompute_run`; its component series too
     when the store keeps some, ``by`` or not). Raises InputError for
-    ``run`` with ``metrics`` or a ``by`` kind that is not kept as series, StoreLookupError for an
-    unknown run or store, StoreError."""
+    ``run`` with ``metrics`` or an unknown ``by`` kind, StoreLookupError for an unknown run or
+    store, StoreError."""
     unknown = [kind for kind in by if kind not in COMPONENT_KINDS]
     if unknown:
-        raise InputError(
-            f"watch --by {unknown[0]}: series are kept for {', '.join(COMPONENT_KINDS)}; the initcalls, gaps,"
-            " CPUs and units of a step are shown by `bootscope alert ID --by KIND`"
-        )
+        raise InputError(f"watch --by {unknown[0]}: choose {', '.join(COMPONENT_KINDS)}")
     with Store.open(db, create=False) as store:
         if run is None:
             return recompute(store, rule, metrics=metrics, by=by)
         if metrics:
             raise InputError("--run judges every metric of that run's series; leave out --metric")
-        # A store that keeps component series (an earlier `watch --by phase`) gets the run's
+        # A store that keeps component series (an earlier `watch --by KIND`) gets the run's
         # components too: without, those series would stop at the run before.
         kept = sorted({n.component.split(" ", 1)[0] for n in series_names(store) if n.component != TOTAL})
         return recompute_run(

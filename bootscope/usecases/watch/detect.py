@@ -11,8 +11,9 @@ a ``missing`` alert.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+import json
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -27,7 +28,8 @@ from bootscope.stats.series_watch import (
     watch_shares,
 )
 from bootscope.store.watch import AlertItem, NewAlert
-from bootscope.store.watch_series import TOTAL, Series
+from bootscope.store.watch_series import TOTAL, Series, SeriesName
+from bootscope.usecases.watch.series import COMPONENT_FLOOR_S
 
 KIND_REGRESSION = "regression"
 KIND_IMPROVEMENT = "improvement"
@@ -113,9 +115,32 @@ def _item(
     )
 
 
-def judge_series(series: Series, rule: WatchRule, confirmed: Sequence[str] = ()) -> SeriesReport:
+def family_key(name: SeriesName) -> tuple[str, str, str]:
+    """Return the family of a series: its fingerprint, metric and component kind (``total`` for a
+    total, else the component's first word: ``initcall``, ``phase``, ...)."""
+    kind = name.component.split(" ", 1)[0] if name.component != TOTAL else TOTAL
+    return json.dumps(sorted(name.fingerprint.items())), name.metric, kind
+
+
+def family_sizes(names: Iterable[SeriesName]) -> dict[str, int]:
+    """Return series key -> how many series share its family (:func:`family_key`): the components of
+    one kind on one machine are judged as one family (see :func:`judge_series`)."""
+    members: dict[tuple[str, str, str], list[str]] = {}
+    for name in names:
+        members.setdefault(family_key(name), []).append(name.key)
+    return {key: len(keys) for keys in members.values() for key in keys}
+
+
+def judge_series(
+    series: Series, rule: WatchRule, confirmed: Sequence[str] = (), family: int = 1
+) -> SeriesReport:
     """Return the steps of one series as alert items, each piece between ``confirmed`` revisions
-    (first points after confirmed steps) judged on its own."""
+    (first points after confirmed steps) judged on its own. A component series is one of ``family``
+    judged together (every initcall of one machine, ...): it is judged at ``rule.alpha / family``
+    (Bonferroni: the family raises a false step no more often than one series would), and a step
+    of it smaller than COMPONENT_FLOOR_S is left out."""
+    if series.component != TOTAL and family > 1:
+        rule = replace(rule, alpha=rule.alpha / family)
     medians = series.medians
     items: list[AlertItem] = []
     enough = False
@@ -123,7 +148,11 @@ def judge_series(series: Series, rule: WatchRule, confirmed: Sequence[str] = ())
     for start, stop in _segments(series, confirmed):
         verdict = watch_series(medians[start:stop], rule)
         enough = enough or verdict.enough_history
-        items += [_item(series, change, start, rule) for change in verdict.changes]
+        items += [
+            _item(series, change, start, rule)
+            for change in verdict.changes
+            if series.component == TOTAL or abs(change.shift) >= COMPONENT_FLOOR_S
+        ]
         if not shaped:
             continue
         # A change of shape is looked for between the level's steps (a step moves the tail too).

@@ -185,17 +185,41 @@ def add_run_values(builder: SeriesBuilder, values: Iterable[RunBootValue]) -> No
         )
 
 
-COMPONENT_KINDS = ("phase",)  # the kinds a series is kept for (watch --by); others: alert ID --by
+# The component kinds kept as series (`watch --by`), each with the metric it is part of: the
+# kernel's phases, initcalls, CPUs and silences make up kernel_init_s, systemd's units userspace_s,
+# the boot loader's stages bootloader_handoff_s.
+COMPONENT_KINDS = ("phase", "initcall", "cpu", "gap", "unit", "bootloader")
+# A component series is kept only where one of its points (a revision's median) reached this: a
+# boot logs hundreds of initcalls and every line's silence, most of them microseconds long.
+COMPONENT_FLOOR_S = 0.001
+
+
+def component_metric(kind: str) -> str:
+    """Return the metric a component of ``kind`` is part of (see COMPONENT_KINDS)."""
+    from bootscope.metrics import BOOTLOADER_HANDOFF_S, KERNEL_INIT_S, USERSPACE_S
+
+    return {"unit": USERSPACE_S, "bootloader": BOOTLOADER_HANDOFF_S}.get(kind, KERNEL_INIT_S)
+
+
+def reaches_floor(series: Series) -> bool:
+    """Whether a series is worth keeping: a total always, a component when the median of one of
+    its points reached COMPONENT_FLOOR_S."""
+    return series.component == TOTAL or bool(
+        series.medians.size and series.medians.max() >= COMPONENT_FLOOR_S
+    )
 
 
 def add_run_components(
     builder: SeriesBuilder, store: Store, runs: Iterable[int], kinds: Sequence[str]
 ) -> None:
-    """Add, for every counted boot of the boot ``runs``, each component of ``kinds`` that decomposes
-    kernel_init_s (its phases), read again from the stored log, as a point of its component series."""
-    from bootscope.metrics import KERNEL_INIT_S
+    """Add, for every counted boot of the boot ``runs``, each component of ``kinds`` (read again
+    from the stored log) as a point of its component series, under the metric it is part of
+    (:func:`component_metric`)."""
     from bootscope.usecases.diff import parts_from_run  # the analysis stack: only with --by
 
+    by_metric: dict[str, list[str]] = {}
+    for kind in kinds:
+        by_metric.setdefault(component_metric(kind), []).append(kind)
     for run in runs:
         record = store.experiment(run)
         workload = str(record.plan.get("workload", "boot"))
@@ -204,25 +228,27 @@ def add_run_components(
         configs = {variant.name: variant.config for variant in record.variants}
         time_s = revision_epoch_s(record.meta.get(REVISION_TIME))
         time_s = time_s if time_s is not None else _created_s(record.created)
-        _, by_variant = parts_from_run(store, run, KERNEL_INIT_S, kinds)
-        for name, boots in by_variant.items():
-            fingerprint = fingerprint_of(
-                record.host, record.accel, workload, configs.get(name, {}), record.meta
-            )
-            for boot in boots:
-                revision = record.meta.get(REVISION) or boot.kernel or UNKNOWN_REVISION
-                for (kind, component), seconds in boot.components.items():
-                    builder.add(
-                        fingerprint, KERNEL_INIT_S, revision, time_s, seconds, run, f"{kind} {component}"
-                    )
+        for metric, metric_kinds in by_metric.items():
+            _, by_variant = parts_from_run(store, run, metric, metric_kinds)
+            for name, boots in by_variant.items():
+                fingerprint = fingerprint_of(
+                    record.host, record.accel, workload, configs.get(name, {}), record.meta
+                )
+                for boot in boots:
+                    revision = record.meta.get(REVISION) or boot.kernel or UNKNOWN_REVISION
+                    for (kind, component), seconds in boot.components.items():
+                        builder.add(
+                            fingerprint, metric, revision, time_s, seconds, run, f"{kind} {component}"
+                        )
 
 
 def collect_series(
     store: Store, metrics: Sequence[str] | None = None, fleet: bool = True, by: Sequence[str] = ()
 ) -> list[Series]:
     """Return every series of the store's runs (and, with ``fleet``, of its fleet imports), each of
-    the ``metrics`` (all stored, when None), with ``by`` (``phase``) one series per component of
-    kernel_init_s as well, sorted by metric, component, fingerprint. Raises StoreError."""
+    the ``metrics`` (all stored, when None), with ``by`` (kinds of COMPONENT_KINDS) one series per
+    component as well where it reaches COMPONENT_FLOOR_S, sorted by metric, component, fingerprint.
+    Raises StoreError."""
     builder = SeriesBuilder()
     wanted = set(metrics) if metrics is not None else None
     runs: set[int] = set()
@@ -247,7 +273,7 @@ def collect_series(
                 for metric, value in row.metrics.items():
                     if (wanted is None or metric in wanted) and value is not None:
                         builder.add(fingerprint, metric, revision, time_s, float(value))
-    return builder.series()
+    return [series for series in builder.series() if reaches_floor(series)]
 
 
 def run_series(store: Store, run: int, by: Sequence[str] = ()) -> list[Series]:

@@ -1,0 +1,101 @@
+"""`bootscope watch --by initcall`: a series per initcall, judged as one family per machine.
+
+Revisions of synthetic boots of a real ``initcall_debug`` log (``tests/planted_logs.py``: every
+silence and initcall scaled by 2 % seeded noise): from revision 20 on, one initcall is 40 ms slower.
+The expected series and the planted step are read off the boots' text by a plain regex reader here,
+not by bootscope's parser.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+import time
+from pathlib import Path
+
+import pytest
+
+from bootscope.store import Store
+from bootscope.store.watch_series import TOTAL, load_series
+from tests.cli_here import run_json
+from tests.usecases.watch.stored_series import store_planted_revision
+
+DATA = Path(__file__).resolve().parents[2] / "data"
+SOURCE = DATA / "debian-6.1-cloud-initcall-smp1.log"
+T0_S = time.time() - 31.5 * 3600.0  # the last revision 2.5 h ago: the watchdog stays quiet
+RETURNED = re.compile(r"initcall ([\w.]+)\+\S+ returned -?\d+ after (\d+) usecs")
+REVISIONS, PLANTED_AT, BOOTS = 30, 20, 2
+SLOWER = {"init_kprobe_trace": 40_000}
+
+
+def _plain_initcalls(text: str) -> dict[str, float]:
+    """initcall name -> seconds, summed over its lines, read with one regex."""
+    found: dict[str, float] = {}
+    for name, usecs in RETURNED.findall(text):
+        found[name] = found.get(name, 0.0) + int(usecs) / 1e6
+    return found
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, set[str]]:
+    """The store, and the initcalls whose median reached 1 ms at some revision (plain reader)."""
+    from tests.planted_logs import planted_boot
+
+    db = str(tmp_path_factory.mktemp("components") / "watch.db")
+    lines = SOURCE.read_text(encoding="utf-8").splitlines()
+    expected: set[str] = set()
+    with Store.open(db) as store:
+        for i in range(REVISIONS):
+            slower = SLOWER if i >= PLANTED_AT else None
+            store_planted_revision(
+                store, f"v{i:02d}", lines, BOOTS, seed=i + 1, time_s=T0_S + 3600.0 * i, slower_us=slower
+            )
+            # The same boots again, as store_planted_revision makes them (seed * 100 + index).
+            boots = [
+                _plain_initcalls(planted_boot(lines, (i + 1) * 100 + b, slower_us=slower))
+                for b in range(BOOTS)
+            ]
+            for name in boots[0]:
+                if statistics.median(boot.get(name, 0.0) for boot in boots) >= 0.001:
+                    expected.add(name)
+    return db, expected
+
+
+RULE = ("--alpha", "0.01", "--back", "20", "--fore", "10", "--min-back", "8", "--min-fore", "4")
+
+
+def test_every_initcall_over_a_millisecond_is_a_series_and_only_the_planted_one_moves(
+    planted: tuple[str, set[str]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    db, expected = planted
+    watched = run_json(capsys, "watch", "--db", db, "--by", "initcall", *RULE)
+    with Store.open(db) as store:
+        kept = {s.component for s in load_series(store) if s.component != TOTAL}
+    assert kept == {f"initcall {name}" for name in expected}
+    assert 20 < len(expected) < 200, len(expected)  # the floor leaves most of the 572 out
+
+    (alert,) = [a for a in watched["alerts"] if a["kind"] == "regression"]
+    assert alert["first_revision"] <= f"v{PLANTED_AT:02d}" <= alert["last_revision"]
+    moved = {i["component"]: i for i in alert["items"] if i["component"] != TOTAL}
+    assert set(moved) == {"initcall init_kprobe_trace"}, sorted(moved)
+    step = moved["initcall init_kprobe_trace"]
+    assert step["shift"] == pytest.approx(0.040, abs=0.004)
+    # One family: every initcall series of this machine, judged at alpha / family size.
+    assert step["detail"]["alpha"] == pytest.approx(0.01 / len(expected))
+    # No other alert: 2 % noise on ~100 initcalls over 30 revisions raises nothing.
+    assert [a["kind"] for a in watched["alerts"]] == ["regression"], watched["alerts"]
+
+
+def test_one_more_revision_goes_on_in_the_kept_series_only(
+    planted: tuple[str, set[str]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    db, expected = planted
+    run_json(capsys, "watch", "--db", db, "--by", "initcall", *RULE)
+    lines = SOURCE.read_text(encoding="utf-8").splitlines()
+    with Store.open(db) as store:
+        store_planted_revision(store, "v99", lines, BOOTS, seed=99, time_s=T0_S + 3600.0 * 31)
+    run_json(capsys, "watch", "--run", "latest", "--db", db, *RULE)
+    with Store.open(db) as store:
+        series = {s.component: s.revisions for s in load_series(store)}
+    assert {c for c in series if c != TOTAL} == {f"initcall {name}" for name in expected}
+    assert all(revisions[-1] == "v99" for revisions in series.values())
