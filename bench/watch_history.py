@@ -2,7 +2,7 @@
 planted regression at a known revision, the alerts that follow.
 
 Run: nice -n 10 .venv/bin/python -m bench.watch_history [--flavour cloud] [--boots 3] [--plant 6]
-     [--option memtest=1] [--dir DIR]
+     [--option memtest=1] [--base-append "initcall_debug ignore_loglevel"] [--dir DIR]
 
 Every linux-image-*-<flavour>-amd64 the package index offers (6.1.0-N, then 6.12.N: Debian's own
 order, `usecases/history.debian_series`) is one revision; each is booted ``--boots`` times under TCG
@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+MOVED_SHOWN = 12  # an alert's steps shown, largest first
 
 
 def _bootscope(*args: str) -> subprocess.CompletedProcess[str]:
@@ -45,6 +47,11 @@ def main() -> None:
     parser.add_argument("--rule", default="--alpha 0.01 --min-back 5 --min-fore 4 --by phase")
     parser.add_argument("--reuse", action="store_true", help="Judge the store of an earlier run again.")
     parser.add_argument("--option", default="slub_debug=FZPU")
+    parser.add_argument(
+        "--base-append",
+        default="",
+        help="Kernel options every revision boots with (initcall_debug: per-initcall series), kept.",
+    )
     parser.add_argument("--dir", type=Path, default=Path("/tmp/watch-history"))
     parser.add_argument("--no-record", action="store_true")
     args = parser.parse_args()
@@ -68,8 +75,9 @@ def main() -> None:
             "run", spec, "-n", str(args.boots), "--warmup", "0", "--accel", "tcg", "--seed", str(i),
             "--db", str(db), "--meta", f"revision={name}", "--meta", f"revision_time={t0 + 3600 * i:.0f}",
         ]  # fmt: skip
-        if i >= args.plant:
-            argv += ["--append", args.option]
+        words = " ".join(w for w in (args.base_append, args.option if i >= args.plant else "") if w)
+        if words:
+            argv += ["--append", words]
         done = _bootscope(*argv)
         print(
             f"{i:2d} {name}: exit {done.returncode} {done.stderr.strip()[-160:] if done.returncode else ''}"
@@ -81,7 +89,7 @@ def main() -> None:
         conn.execute(sa.delete(schema.watch_alerts))
         for row in conn.execute(sa.select(schema.variants.c.id, schema.variants.c.config)).all():
             config = dict(row.config)
-            config["append"] = ""
+            config["append"] = args.base_append
             conn.execute(
                 sa.update(schema.variants).where(schema.variants.c.id == row.id).values(config=config)
             )
@@ -98,12 +106,14 @@ def main() -> None:
         first, last = order.index(alert["first_revision"]), order.index(alert["last_revision"])
         holds = first <= args.plant <= last
         hit = hit or (holds and alert["kind"] == "regression")
+        steps = sorted(
+            (item for item in alert["items"] if item["shift"] is not None), key=lambda i: -abs(i["shift"])
+        )
         moved = ", ".join(
             f"{item['metric']} {item['component']} {item['shift'] * 1000:+.0f} ms"
             f" ({item['jitter_ratio'] or float('inf'):.1f}x jitter, p {item['p']:.1g})"
-            for item in alert["items"]
-            if item["shift"] is not None
-        )
+            for item in steps[:MOVED_SHOWN]
+        ) + (f", and {len(steps) - MOVED_SHOWN} more" if len(steps) > MOVED_SHOWN else "")
         lines.append(
             f"| {alert['id']} | {alert['kind']} | {alert['first_revision']}..{alert['last_revision']}"
             f" | {'yes' if holds else 'no'} | {moved} |"
@@ -123,6 +133,7 @@ def main() -> None:
             "## watch: a real history (issue 27, `bench/watch_history.py`)\n\n"
             f"Command: `nice -n 10 .venv/bin/python -m bench.watch_history --flavour {args.flavour} --boots"
             f" {args.boots} --plant {args.plant} --option {args.option} --rule '{args.rule}'"
+            f"{f' --base-append {shlex.quote(args.base_append)}' if args.base_append else ''}"
             f"{' --reuse' if args.reuse else ''}`, {stamp}"
             f" UTC, this 2-core machine, TCG. {len(revisions)} revisions (Debian's {args.flavour} kernels in"
             f" the package index, oldest first: {order[0]} .. {order[-1]}), {args.boots} boots each,"

@@ -23,6 +23,7 @@ from bootscope.report.text_table import (
     without,
 )
 from bootscope.store.watch import Alert, AlertItem
+from bootscope.store.watch_series import TOTAL
 from bootscope.usecases.watch.alerts import WatchUpdate
 from bootscope.usecases.watch.explain import ExplainedItem
 
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 _ALERTS_DROPPABLE = ("updated (UTC)",)
-_ITEMS_DROPPABLE = ("before", "p", "interval")
+_ITEMS_DROPPABLE = ("series", "before", "p", "interval")  # the series are listed below the table
 EXPLAINED_ROWS = 8  # components shown per explained step
 
 
@@ -115,7 +116,7 @@ def _fit(table: TextTable, width: int, droppable: Sequence[str]) -> list[str]:
         dropped = (*dropped, header)
     lines = lay_out(fitted, width)
     if dropped:
-        lines.append(left_out_line(dropped, width))
+        lines += paragraph(left_out_line(dropped, width), width)
     return lines
 
 
@@ -145,8 +146,12 @@ def items_table(alert: Alert) -> TextTable:
     """Return an alert's items: metric, component, series, shift, relative, interval, p, jitters, before."""
     headers = ("metric", "component", "series", "shift", "relative", "interval", "p", "x jitter", "before")
     numbers = {"shift", "relative", "p", "x jitter", "before"}
-    table = TextTable(tuple(Column(h, right=h in numbers, fold=h in ("interval",)) for h in headers))
-    for item in alert.items:
+    table = TextTable(
+        tuple(Column(h, right=h in numbers, fold=h in ("component", "interval")) for h in headers)
+    )
+    # Totals first, then components; each the largest step first.
+    ordered = sorted(alert.items, key=lambda i: (i.component != TOTAL, -abs(i.shift or 0.0)))
+    for item in ordered:
         ci = (
             "-"
             if item.ci is None
@@ -200,6 +205,11 @@ def alert_text(alert: Alert, width_cells: int) -> str:
             "rule: back window {back_points}, fore window {fore_points} revisions; a step is at least"
             " {min_jitter_ratio}x the series' jitter with window p <= {alpha}".format(
                 **{k: method.get(k, "?") for k in ("back_points", "fore_points", "min_jitter_ratio", "alpha")}
+            )
+            + (
+                "; components of one kind on one machine: Benjamini-Hochberg at alpha over their series"
+                if any(item.component != TOTAL for item in alert.items)
+                else ""
             ),
             width_cells,
             "",

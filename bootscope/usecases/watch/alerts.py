@@ -30,6 +30,7 @@ from bootscope.usecases.watch.detect import (
     SeriesReport,
     alert_range,
     family_sizes,
+    family_steps,
     group_items,
     judge_series,
     kind_of,
@@ -154,16 +155,19 @@ def _judge(
     ordering = RevisionOrder()
     reports: list[SeriesReport] = []
     items: list[AlertItem] = []
-    families: dict[str, int] | None = None  # read once, and only when a component series comes
+    candidates: list[AlertItem] = []  # component steps, judged with their family below
     for one in series:
-        if one.component != TOTAL and families is None:
-            families = family_sizes(series_names(store))
-        report = judge_series(one, rule, cuts.get(one.key, ()), (families or {}).get(one.key, 1))
-        missing = missing_item(one, now_s)
+        report = judge_series(one, rule, cuts.get(one.key, ()))
+        missing = missing_item(one, now_s) if one.component == TOTAL else None
         own = [*report.items, *([missing] if missing is not None else [])]
         ordering.add(one, stored_names.get(one.key, set()), _names(own))
         reports.append(report)
-        items += own
+        if one.component == TOTAL:
+            items += own
+        else:
+            candidates += own
+    if candidates:
+        items += family_steps(candidates, family_sizes(series_names(store)), rule.alpha)
     order = ordering.places()
     fresh: list[NewAlert] = []
     replace: dict[int, NewAlert] = {}

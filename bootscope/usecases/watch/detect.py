@@ -1,11 +1,17 @@
 """Every series judged, its steps grouped into alerts by revision range, and a missing-data watchdog.
 
 A series is cut at every step of a **confirmed** alert (a confirmed change restarts the baseline:
-the points before it no longer judge the points after it). Steps of one kind (regression: slower,
-improvement: faster) whose plausible revision ranges overlap, in any series, become one alert; its
-range is the union of theirs. A series whose newest point is older than ``MISSING_CADENCES`` times
-its usual spacing of points (the median gap, with at least ``MIN_CADENCE_POINTS`` dated points) gets
-a ``missing`` alert.
+the points before it no longer judge the points after it). The component series of one kind on one
+machine (every initcall, ...) are a **family**: their steps are kept by Benjamini-Hochberg over the
+family (:func:`family_steps`). Steps of one kind (regression: slower, improvement: faster) whose
+plausible revision ranges share revisions, in any series, become one alert (Chromium's dashboard
+groups anomalies whose revision ranges overlap); its range is the revisions they all hold, the
+likeliest place of one cause. Steps are grouped most precise first, so a step whose wide range
+reaches over two changes joins one of them (the one holding its own revision) and does not make
+the two one alert. A total series whose newest point is older than ``MISSING_CADENCES`` times its
+usual spacing of points (the median gap, with at least ``MIN_CADENCE_POINTS`` dated points) gets a
+``missing`` alert (a component that stops appearing, an initcall a newer kernel no longer has, is
+not a silent series).
 """
 
 from __future__ import annotations
@@ -115,32 +121,56 @@ def _item(
     )
 
 
-def family_key(name: SeriesName) -> tuple[str, str, str]:
+def family_key(fingerprint: Mapping[str, str], metric: str, component: str) -> tuple[str, str, str]:
     """Return the family of a series: its fingerprint, metric and component kind (``total`` for a
     total, else the component's first word: ``initcall``, ``phase``, ...)."""
-    kind = name.component.split(" ", 1)[0] if name.component != TOTAL else TOTAL
-    return json.dumps(sorted(name.fingerprint.items())), name.metric, kind
+    kind = component.split(" ", 1)[0] if component != TOTAL else TOTAL
+    return json.dumps(sorted(fingerprint.items())), metric, kind
 
 
-def family_sizes(names: Iterable[SeriesName]) -> dict[str, int]:
-    """Return series key -> how many series share its family (:func:`family_key`): the components of
-    one kind on one machine are judged as one family (see :func:`judge_series`)."""
-    members: dict[tuple[str, str, str], list[str]] = {}
+def family_sizes(names: Iterable[SeriesName]) -> dict[tuple[str, str, str], int]:
+    """Return each family (:func:`family_key`) of the series named and how many series it holds:
+    the components of one kind on one machine are judged together (:func:`family_steps`)."""
+    sizes: dict[tuple[str, str, str], int] = {}
     for name in names:
-        members.setdefault(family_key(name), []).append(name.key)
-    return {key: len(keys) for keys in members.values() for key in keys}
+        family = family_key(name.fingerprint, name.metric, name.component)
+        sizes[family] = sizes.get(family, 0) + 1
+    return sizes
 
 
-def judge_series(
-    series: Series, rule: WatchRule, confirmed: Sequence[str] = (), family: int = 1
-) -> SeriesReport:
+def family_steps(
+    items: Sequence[AlertItem], sizes: Mapping[tuple[str, str, str], int], alpha: float
+) -> list[AlertItem]:
+    """Return the component steps of ``items`` that hold in their family: per family and revision
+    (the steps placed there: one change), Benjamini-Hochberg at ``alpha`` over the family's series
+    (a family of m series: the k smallest p-values are kept where the k-th is at most
+    k * alpha / m). With nothing moved, the family raises a false step no more often than one
+    series would; where a change moves many of its members (a slab debug option slows every
+    allocating initcall) each needs less than alpha / m, and a step alone at its revision needs
+    alpha / m. Each step kept records its family's size and the threshold it passed."""
+    by_family: dict[tuple[tuple[str, str, str], str], list[AlertItem]] = {}
+    for item in items:
+        family = family_key(item.fingerprint, item.metric, item.component)
+        by_family.setdefault((family, item.revision), []).append(item)
+    kept: list[AlertItem] = []
+    for (family, _), members in by_family.items():
+        size = max(sizes.get(family, 1), len(members))
+        ranked = sorted(members, key=lambda i: 1.0 if i.p is None else i.p)
+        passing = [k for k, item in enumerate(ranked, start=1) if (item.p or 1.0) <= k * alpha / size]
+        count = max(passing, default=0)
+        threshold = count * alpha / size
+        kept += [
+            replace(item, detail={**item.detail, "family_series": size, "family_p_max": threshold})
+            for item in ranked[:count]
+        ]
+    return kept
+
+
+def judge_series(series: Series, rule: WatchRule, confirmed: Sequence[str] = ()) -> SeriesReport:
     """Return the steps of one series as alert items, each piece between ``confirmed`` revisions
-    (first points after confirmed steps) judged on its own. A component series is one of ``family``
-    judged together (every initcall of one machine, ...): it is judged at ``rule.alpha / family``
-    (Bonferroni: the family raises a false step no more often than one series would), and a step
-    of it smaller than COMPONENT_FLOOR_S is left out."""
-    if series.component != TOTAL and family > 1:
-        rule = replace(rule, alpha=rule.alpha / family)
+    (first points after confirmed steps) judged on its own. A component series' steps are
+    candidates, to be judged with their family (:func:`family_steps`); one smaller than
+    COMPONENT_FLOOR_S is left out."""
     medians = series.medians
     items: list[AlertItem] = []
     enough = False
@@ -230,9 +260,18 @@ class RevisionOrder:
         return {revision: float(place) for place, revision in enumerate(ordered)}
 
 
+@dataclass(slots=True)
+class _Group:
+    """Steps becoming one alert: the revisions (places in the order) every step's range holds."""
+
+    low: float
+    high: float
+    items: list[AlertItem]
+
+
 def group_items(items: Sequence[AlertItem], order: Mapping[str, float], rule: WatchRule) -> list[NewAlert]:
-    """Return one alert per kind and overlapping revision range (see the module docstring), in
-    revision order; a missing-data item is an alert of its own per series."""
+    """Return one alert per kind and shared revision range (see the module docstring), in revision
+    order; a missing-data item is an alert of its own per series."""
     alerts: list[NewAlert] = []
     by_kind: dict[str, list[AlertItem]] = {}
     for item in items:
@@ -244,34 +283,51 @@ def group_items(items: Sequence[AlertItem], order: Mapping[str, float], rule: Wa
                 for i in members
             ]
             continue
-        spans = sorted(members, key=lambda i: (order[i.first_revision], order[i.last_revision]))
-        group: list[AlertItem] = []
-        reach = -1.0
-        for item in spans:
-            if group and order[item.first_revision] > reach:
-                alerts.append(_alert(kind, group, order, rule))
-                group = []
-            group.append(item)
-            reach = max(reach, order[item.last_revision]) if len(group) > 1 else order[item.last_revision]
-        if group:
-            alerts.append(_alert(kind, group, order, rule))
+        groups: list[_Group] = []
+        # The most precise steps first: a step with a wide range joins the group it overlaps (the one
+        # holding its own revision first); it does not glue two groups together.
+        for item in sorted(members, key=lambda i: (_width(i, order), order[i.first_revision])):
+            low, high, at = order[item.first_revision], order[item.last_revision], order[item.revision]
+            fits = [group for group in groups if group.low <= high and low <= group.high]
+            if not fits:
+                groups.append(_Group(low, high, [item]))
+                continue
+            group = min(
+                fits, key=lambda g: (not g.low <= at <= g.high, min(abs(at - g.low), abs(at - g.high)))
+            )
+            group.low, group.high = max(group.low, low), min(group.high, high)
+            group.items.append(item)
+        alerts += [_alert(kind, group.items, order, rule) for group in groups]
     alerts.sort(key=lambda a: (order.get(a.first_revision, 0.0), a.kind))
     return alerts
+
+
+def _width(item: AlertItem, order: Mapping[str, float]) -> float:
+    return order[item.last_revision] - order[item.first_revision]
 
 
 def alert_range(
     items: Sequence[AlertItem], order: Mapping[str, float]
 ) -> tuple[str | None, str | None, str | None]:
-    """Return (first, last, good) revisions of a group of steps: the earliest first, the latest last
-    and the earliest good revision in ``order`` (None where no revision of that kind is ordered)."""
+    """Return (first, last, good) revisions of a group of steps: the revisions every step's range
+    holds (the latest first, the earliest last; when the ranges share none, the earliest first and
+    the latest last), and the latest good revision before that first, in ``order`` (None where no
+    revision of that kind is ordered)."""
     firsts = [i.first_revision for i in items if i.first_revision in order]
     lasts = [i.last_revision for i in items if i.last_revision in order]
     goods = [i.good_revision for i in items if i.good_revision is not None and i.good_revision in order]
-    return (
-        min(firsts, key=order.__getitem__, default=None),
-        max(lasts, key=order.__getitem__, default=None),
-        min(goods, key=order.__getitem__, default=None),
+    first = max(firsts, key=order.__getitem__, default=None)
+    last = min(lasts, key=order.__getitem__, default=None)
+    if first is not None and last is not None and order[first] > order[last]:
+        first = min(firsts, key=order.__getitem__)
+        last = max(lasts, key=order.__getitem__)
+    before = [g for g in goods if first is None or order[g] < order[first]]
+    good = (
+        max(before, key=order.__getitem__, default=None)
+        if before
+        else min(goods, key=order.__getitem__, default=None)
     )
+    return first, last, good
 
 
 def _alert(kind: str, group: Sequence[AlertItem], order: Mapping[str, float], rule: WatchRule) -> NewAlert:

@@ -17,7 +17,7 @@ import pytest
 
 from bootscope.store import Store
 from bootscope.store.watch_series import TOTAL, load_series
-from tests.cli_here import run_json
+from tests.cli_here import run_in_process, run_json
 from tests.usecases.watch.stored_series import store_planted_revision
 
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -80,10 +80,26 @@ def test_every_initcall_over_a_millisecond_is_a_series_and_only_the_planted_one_
     assert set(moved) == {"initcall init_kprobe_trace"}, sorted(moved)
     step = moved["initcall init_kprobe_trace"]
     assert step["shift"] == pytest.approx(0.040, abs=0.004)
-    # One family: every initcall series of this machine, judged at alpha / family size.
-    assert step["detail"]["alpha"] == pytest.approx(0.01 / len(expected))
+    # One family: every initcall series of this machine; one step moved, so Benjamini-Hochberg's
+    # threshold for it is Bonferroni's, alpha / the family's size.
+    assert step["detail"]["family_series"] == len(expected)
+    assert step["detail"]["family_p_max"] == pytest.approx(0.01 / len(expected))
+    assert step["p"] <= 0.01 / len(expected)
     # No other alert: 2 % noise on ~100 initcalls over 30 revisions raises nothing.
     assert [a["kind"] for a in watched["alerts"]] == ["regression"], watched["alerts"]
+    # The text: the total first, then the initcall, and the family's rule said.
+    capsys.readouterr()
+    assert run_in_process("alert", str(alert["id"]), "--db", db) == 0
+    out = capsys.readouterr().out
+    rows = [" ".join(line.strip("│ ").split(" │ ")) for line in out.splitlines() if line.startswith("│")]
+    assert [row.split()[:2] for row in rows] == [
+        ["kernel_init_s", "total"],
+        ["kernel_init_s", "initcall"],
+    ], out
+    assert "init_kprobe_trace" in rows[1], out
+    assert all(len(line) <= 80 for line in out.splitlines()), out
+    text = " ".join(out.split())
+    assert "components of one kind on one machine: Benjamini-Hochberg at alpha over their series" in text
 
 
 def test_one_more_revision_goes_on_in_the_kept_series_only(
