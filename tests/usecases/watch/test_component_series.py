@@ -115,3 +115,21 @@ def test_one_more_revision_goes_on_in_the_kept_series_only(
         series = {s.component: s.revisions for s in load_series(store)}
     assert {c for c in series if c != TOTAL} == {f"initcall {name}" for name in expected}
     assert all(revisions[-1] == "v99" for revisions in series.values())
+
+
+def test_only_a_total_series_that_stops_raises_a_missing_alert(planted: tuple[str, set[str]]) -> None:
+    """A day after the last revision every series is silent; only the total is a machine that
+    stopped reporting (an initcall a newer kernel lacks is silent too, and is not one)."""
+    from bootscope.stats.series_watch import WatchRule
+    from bootscope.usecases.watch.alerts import recompute
+
+    db, _ = planted
+    with Store.open(db) as store:
+        update = recompute(
+            store,
+            WatchRule(alpha=0.01, back_points=20, fore_points=10),
+            now_s=T0_S + 3600.0 * 60,
+            by=["initcall"],
+        )
+    missing = [a for a in update.alerts if a.kind == "missing"]
+    assert [[i.component for i in a.items] for a in missing] == [[TOTAL]]
