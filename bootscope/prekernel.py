@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 KERNEL_STAGE = "start_kernel"
+UBOOT = "u-boot"
+BAREBOX = "barebox"
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,13 +27,15 @@ class Stage:
 
 @dataclass(frozen=True, slots=True)
 class BootstageReport:
-    """A U-Boot bootstage report: its marks in the order printed, its accumulated times (name, s),
-    the record count U-Boot stated (None in old U-Boots) and the index of its first line."""
+    """A boot loader's timed stages: U-Boot's bootstage report (its marks in the order printed, its
+    accumulated times (name, s), the record count U-Boot stated, None in old U-Boots), or barebox's
+    log buffer printed with its times (each message a mark); the index of its first line."""
 
     stages: tuple[Stage, ...]
     accumulated: tuple[tuple[str, float], ...]
     records_stated: int | None
     line_index: int
+    loader: str = UBOOT  # or BAREBOX: its log buffer printed with times (``dmesg -t``)
 
     @property
     def handoff_s(self) -> float:

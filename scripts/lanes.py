@@ -48,6 +48,7 @@ BESIDE_IMAGE = (
     "tests/usecases/test_bisect.py",
     "tests/cli/test_sweep_cli.py",
     "tests/cli/test_tune_cli.py",
+    "tests/lab/test_labgrid_tune_cold.py",
 )
 SEED_ENV = "BOOTSCOPE_TEST_SEED"
 

@@ -23,8 +23,8 @@ def tune(
         str | None,
         typer.Argument(
             help="Kernel: a bzImage path or debian:<flavour|package> (with --image: optional);"
-            " or a board, labgrid:ENV.yaml[:TARGET], or a machine, ssh://USER@HOST[:PORT], tuned by"
-            " kexec reboots."
+            " or a board, labgrid:ENV.yaml[:TARGET] (kexec reboots, or --reboot cold: from power-on), or a"
+            " machine, ssh://USER@HOST[:PORT], tuned by kexec reboots."
         ),
     ] = None,
     image: Annotated[
@@ -88,6 +88,7 @@ def tune(
             "--resume", help="Go on with stored tune ID (its first run; or 'latest') after Ctrl-C or a crash."
         ),
     ] = None,
+    reboot: ssh_run.Reboot = None,
     console: ssh_run.ConsoleCmd = None,
     console_device: ssh_run.ConsoleDevice = None,
     baud: ssh_run.Baud = 115200,
@@ -111,9 +112,9 @@ def tune(
     from bootscope.usecases.tune.ssh import ssh_options
 
     options.check_format(fmt, TUNE_FORMATS)
-    if resume is not None and (kernel or image or tries or only or allow or append):
+    if resume is not None and (kernel or image or tries or only or allow or append or reboot):
         raise InputError(
-            "--resume takes no KERNEL, --image, --append, --allow, --only or --try:"
+            "--resume takes no KERNEL, --image, --append, --allow, --only, --try or --reboot:"
             " it goes on with the stored tune"
         )
     if not kernel and not image and resume is None:
@@ -131,7 +132,7 @@ def tune(
         min_saving=None if floor is None else abs(floor), min_saving_fraction=abs(fraction or 0.01),
         allow=tuple(allow or ()), only=tuple(only or ()), machine={"smp": smp, "mem": mem, "icount": icount},
         settings=GivenSettings(seed=seed, timeout_s=timeout, accel=accel, jobs=jobs, warmup_per_variant=0),
-        ssh=machine,
+        ssh=machine, reboot=reboot,
     )  # fmt: skip
     reporter = RichReporter() if fmt == "table" else SilentReporter()
     with Store.open(db) as store:

@@ -20,6 +20,13 @@ elapsed time that went backwards. Numbers carry thousands separators. The report
 lines' text whatever stamps them (a serial capture, a host-stamped console, printk-style prefixes
 are not expected: U-Boot prints none). Only the last report of the text is kept: U-Boot prints one
 per boot, and a ``bootstage report`` typed later repeats it with more marks.
+
+barebox keeps no such report, but its log buffer keeps each message's time on its own clock
+(nanoseconds from its clocksource's start), and ``dmesg -t`` prints it (barebox's
+commands/dmesg.c, common/console_common.c ``log_print``): ``[    123456us] message`` (``-d`` adds
+or, alone, prints ``< 1234us``, the time since the message before; ``-r`` puts ``<6>``, the level,
+first). A run of such lines is read as the loader's stages, each message a mark named by its text;
+a boot script that prints ``dmesg -t`` just before ``boot`` puts the handoff at its last mark.
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from bootscope.prekernel import BootstageReport, Stage
+from bootscope.prekernel import BAREBOX, UBOOT, BootstageReport, Stage
 
 HEADER = "Timer summary in microseconds"
 ACCUMULATED = "Accumulated time:"
@@ -39,6 +46,11 @@ _NUMBER = r"\d{1,3}(?:,\d{3})*|\d+"
 _ROW = re.compile(rf"^\s*(?P<mark>{_NUMBER})(?:\s+(?P<elapsed>{_NUMBER}|overflow))?(?:  (?P<name>.*))?$")
 _ACCUMULATED_ROW = re.compile(rf"^\s*(?P<us>{_NUMBER})\s+(?P<name>\S.*)$")
 MAX_ROWS = 1000  # a report longer than this is not a report (U-Boot keeps 30 to 50 records)
+# barebox's `dmesg -t` / `-d` / `-t -d` / `-r` line: level, time since its clock started, time since
+# the message before, the message.
+_BAREBOX = re.compile(r"^(?:<\d>)?\[(?:\s*(?P<us>\d+)us)?(?:\s*<\s*(?P<diff>\d+)us)?\] (?P<name>.*)$")
+BAREBOX_ROWS = 5000  # barebox keeps global.log_max_messages (1000 by default) messages
+NAME_CHARS = 120  # a message names its mark with at most this many characters
 
 
 def read_bootstage(texts: Iterable[str]) -> BootstageReport | None:
@@ -68,6 +80,12 @@ class BootstageReader:
         """Read the next line."""
         self._index += 1
         text = raw.rstrip("\r\n")
+        barebox = _BAREBOX.match(text) if text[:1] in "[<" and "us" in text else None
+        if barebox is not None and (barebox["us"] or barebox["diff"]) and self._state in ("", "barebox"):
+            self._barebox(barebox)
+            return
+        if self._state == "barebox":
+            self._found, self._rows, self._state = self.report(), [], ""
         header = _HEADER.search(text) if HEADER in text else None
         if header is not None:
             self._found = self.report()
@@ -90,11 +108,24 @@ class BootstageReader:
             else:
                 self._accumulated.append((item["name"].strip(), _us(item["us"]) / 1e6))
 
+    def _barebox(self, line: re.Match[str]) -> None:
+        """Read one line of barebox's timed log (see the module docstring) as the next mark."""
+        if self._state != "barebox":
+            self._found = self.report()
+            self._rows, self._accumulated, self._stated = [], [], None
+            self._start, self._state = self._index, "barebox"
+        if len(self._rows) >= BAREBOX_ROWS:
+            return
+        before = self._rows[-1].mark_s if self._rows else 0.0
+        mark_s = int(line["us"]) / 1e6 if line["us"] else before + int(line["diff"]) / 1e6
+        self._rows.append(Stage(line["name"].strip()[:NAME_CHARS], mark_s, mark_s - before))
+
     def report(self) -> BootstageReport | None:
         """Return the last report read so far (the one being read, once it has a mark), or None."""
         if not self._rows:
             return self._found
-        return BootstageReport(tuple(self._rows), tuple(self._accumulated), self._stated, self._start)
+        loader = BAREBOX if self._state == "barebox" else UBOOT
+        return BootstageReport(tuple(self._rows), tuple(self._accumulated), self._stated, self._start, loader)
 
 
 def _stage(row: re.Match[str]) -> Stage:

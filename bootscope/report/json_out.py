@@ -125,8 +125,10 @@ def breakdown_to_dict(b: Breakdown) -> dict[str, Any]:
 
 
 def bootstage_json(report: BootstageReport) -> dict[str, Any]:
-    """U-Boot's bootstage report before the kernel (s from reset, on U-Boot's timer)."""
+    """The boot loader's stages before the kernel: U-Boot's bootstage report (s from reset, on
+    U-Boot's timer) or barebox's timed log (s on barebox's clock)."""
     return {
+        "loader": report.loader,
         "records_stated": report.records_stated,
         "handoff_s": report.handoff_s,
         "stages": [

@@ -5,7 +5,7 @@ bootstage report (one line, then its marks as a table) and the kernel's early cy
 from __future__ import annotations
 
 from bootscope.model import Breakdown
-from bootscope.prekernel import KERNEL_STAGE, BootstageReport
+from bootscope.prekernel import BAREBOX, KERNEL_STAGE, BootstageReport
 from bootscope.report.text_cells import clean
 from bootscope.report.text_table import Column, TextTable
 
@@ -27,12 +27,17 @@ def prekernel_lines(b: Breakdown) -> list[str]:
 
 def bootstage_line(report: BootstageReport) -> str:
     """One line for a bootstage report: its marks and the time from reset to the kernel's start."""
+    backwards = "; marks go backwards (a timer that wrapped or restarted)" if report.went_backwards else ""
+    if report.loader == BAREBOX:
+        return (
+            f"boot loader: barebox's log (dmesg -t), {len(report.stages)} messages, the last at"
+            f" {report.handoff_s:.6f} s on barebox's clock" + backwards
+        )
     last = next((stage for stage in report.stages if stage.name == KERNEL_STAGE), None)
     named = f"{KERNEL_STAGE} at" if last is not None else "its last mark at"
     return (
         f"boot loader: U-Boot bootstage report, {len(report.stages)} marks, {named}"
-        f" {report.handoff_s:.6f} s from reset (U-Boot's timer)"
-        + ("; marks go backwards (a timer that wrapped or restarted)" if report.went_backwards else "")
+        f" {report.handoff_s:.6f} s from reset (U-Boot's timer)" + backwards
     )
 
 
@@ -47,15 +52,16 @@ def bootstage_table(report: BootstageReport, limit: int | None = None) -> TextTa
     """Return the report's marks (from reset and elapsed, s) and accumulated times as a table; with
     ``limit``, only the ``limit`` marks with the longest elapsed times, still in the report's order."""
     stages = list(report.stages)
-    title = "Boot loader (U-Boot bootstage)"
+    barebox = report.loader == BAREBOX
+    title = "Boot loader (barebox's log)" if barebox else "Boot loader (U-Boot bootstage)"
     if limit is not None and len(stages) > limit:
         longest = sorted(range(len(stages)), key=lambda i: -(stages[i].elapsed_s or 0.0))[:limit]
         stages = [stages[i] for i in sorted(longest)]
         title += f": the {limit} longest of {len(report.stages)} marks (--verbose: all)"
     table = TextTable(
         (
-            Column("U-Boot stage", fold=True),
-            Column("from reset s", right=True),
+            Column("barebox message" if barebox else "U-Boot stage", fold=True),
+            Column("on its clock s" if barebox else "from reset s", right=True),
             Column("elapsed s", right=True),
         ),
         title=title,

@@ -98,6 +98,19 @@ def test_real_labgrid_refuses_words_for_qemu_booting_u_boot_before_any_boot(
             assert all(run.boots == 0 for run in store.list_experiments())
 
 
+def test_a_tune_from_power_on_of_a_u_boot_board_is_refused_before_it_is_switched_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "t.db"
+    code = run_in_process("tune", f"labgrid:{UBOOT}", "--reboot", "cold", "-n", "4", "--db", str(db))
+    err = capsys.readouterr().err.strip()
+    assert code == 3 and len(err.splitlines()) == 1, err
+    assert "its power driver QEMUDriver does not start the kernel" in err
+    if db.exists():
+        with Store.open(db) as store:
+            assert store.list_experiments() == []
+
+
 def test_a_given_kernel_that_is_no_file_is_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

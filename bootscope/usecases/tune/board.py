@@ -1,11 +1,14 @@
 """`bootscope tune labgrid:ENV[:TARGET]`: tune a board's kernel command line.
 
-A board's command line is its boot loader's, so bootscope changes it the one way it can from the
-board's shell: every arm is a kexec reboot with a whole command line of its own (``BoardVariant``'s
-``cmdline``). The baseline's is the board's own, read from its ``/proc/cmdline`` once before the
-probe (``--append`` adds words to it), each knob's is that line with the knob's words removed and
-added, exactly as for a kernel booted in QEMU. Every stage is a board run labelled as any tune run,
-so Ctrl-C, a crash and ``--resume`` keep and reuse every finished boot.
+A board's command line is its boot loader's, so bootscope changes it one of two ways: every arm a
+kexec reboot from the board's shell with a whole command line of its own (``BoardVariant``'s
+``cmdline``; the default), or with ``--reboot cold`` a boot from power-on with that line given to
+the power driver that starts the kernel (labgrid's QEMU driver's ``boot_args``; a board whose boot
+loader starts the kernel is refused in one line before anything boots). The baseline's is the
+board's own, read from its ``/proc/cmdline`` once before the probe (``--append`` adds words to
+it), each knob's is that line with the knob's words removed and added, exactly as for a kernel
+booted in QEMU. Every stage is a board run labelled as any tune run, so Ctrl-C, a crash and
+``--resume`` keep and reuse every finished boot.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from bootscope.lab import runner
 from bootscope.lab.plans.board import (
     BOARD_TIMEOUT_S,
     LABGRID_PREFIX,
+    REBOOT_COLD,
     REBOOT_KEXEC,
     BoardPlan,
     BoardVariant,
@@ -52,17 +56,21 @@ def board_request(request: TuneRequest) -> TuneRequest:
             f"--{given[0]} is a QEMU guest's option: a board boots its own kernel on its own machine"
         )
     provide_example_paths(url)
-    own = board_command_line(url)
+    own = board_command_line(url, cold=request.reboot == REBOOT_COLD)
     words = words_of(own) + [w for w in words_of(request.append) if w not in words_of(own)]
     return replace(request, board=url, append=" ".join(words))
 
 
-def board_command_line(board: str) -> str:
+def board_command_line(board: str, cold: bool = False) -> str:
     """Return the command line board ``board`` boots with from power-on: its ``/proc/cmdline``, read on
-    its shell after switching it on (it is switched off after). Raises BootError when labgrid cannot
-    reach the board or its shell."""
+    its shell after switching it on (it is switched off after). With ``cold`` (a tune from power-on)
+    the board's power driver must start the kernel itself, checked before it is switched on. Raises
+    BootError when labgrid cannot reach the board or its shell, or ``cold`` and its boot loader
+    starts the kernel."""
     target = LabgridBoard(board)
     try:
+        if cold:
+            target.check_boot_args()
         line = target.kernel_facts().get("cmdline")
     finally:
         target.close()
@@ -72,22 +80,24 @@ def board_command_line(board: str) -> str:
 
 
 def board_runner(request: TuneRequest, store: Store, reporter: Reporter | None) -> Runner:
-    """Return the runner that boots a tune's plan on the board ``request`` names: each variant a kexec
-    reboot with the variant's command line (its ``append``, the whole line), the plan's seed, boots
-    and warm-ups, one boot's timeout ``request``'s (default BOARD_TIMEOUT_S)."""
+    """Return the runner that boots a tune's plan on the board ``request`` names: each variant a
+    reboot of ``request.reboot``'s kind (default kexec; cold: from power-on) with the variant's
+    command line (its ``append``, the whole line), the plan's seed, boots and warm-ups, one boot's
+    timeout ``request``'s (default BOARD_TIMEOUT_S)."""
     assert request.board is not None
     board = request.board
+    reboot = REBOOT_COLD if request.reboot == REBOOT_COLD else REBOOT_KEXEC
     provide_example_paths(board)
 
     def boot(plan: Plan, meta: dict[str, str]) -> int:
-        variants = tuple(BoardVariant(v.name, REBOOT_KEXEC, cmdline=v.append) for v in plan.variants)
+        variants = tuple(BoardVariant(v.name, reboot, cmdline=v.append) for v in plan.variants)
         board_plan = BoardPlan(
             board=board,
             seed=plan.seed,
             samples_per_variant=plan.samples_per_variant,
             warmup_per_variant=plan.warmup_per_variant,
             timeout_s=request.settings.timeout_s or BOARD_TIMEOUT_S,
-            reboot=REBOOT_KEXEC,
+            reboot=reboot,
             variants=variants,
             slots_a_round=plan.slots_a_round,
         )

@@ -21,7 +21,8 @@ class TuneRequest:
     boot (``kernel`` "" for the image's own), the command-line words asked for with --try and the
     labgrid board whose command line is tuned (``labgrid:ENV:TARGET``) or the machine reached over
     SSH (``ssh``: ``usecases.tune.ssh.SshTarget.to_dict``; both None: a QEMU guest), every arm a
-    kexec reboot of it, ``append`` then its whole baseline command line."""
+    reboot of it of the kind ``reboot`` names (None: kexec; a board may be booted ``cold``, from
+    power-on), ``append`` then its whole baseline command line."""
 
     kernel: str
     append: str
@@ -39,6 +40,37 @@ class TuneRequest:
     tries: tuple[str, ...] = ()
     board: str | None = None
     ssh: Mapping[str, Any] | None = None
+    reboot: str | None = None
+
+
+# How a tune's arms may reboot a board: kexec with each arm's command line, or from power-on with the
+# line given to the power driver (a warm reboot keeps the boot loader's line); a machine over SSH:
+# kexec only (its firmware's reboot keeps the boot loader's line too).
+BOARD_REBOOTS = ("kexec", "cold")
+
+
+def check_reboot(request: TuneRequest) -> None:
+    """Raise InputError when ``request.reboot`` is not a way its target can boot each arm's command
+    line (see BOARD_REBOOTS)."""
+    from bootscope.errors import InputError
+
+    if request.reboot is None:
+        return
+    if request.board:
+        if request.reboot not in BOARD_REBOOTS:
+            raise InputError(
+                f"--reboot {request.reboot}: a board's arms boot their own command lines by kexec or"
+                " cold (from power-on); a warm reboot keeps the boot loader's line"
+            )
+        return
+    if request.ssh:
+        if request.reboot != "kexec":
+            raise InputError(
+                f"--reboot {request.reboot}: a machine over SSH is tuned by kexec reboots (its firmware's"
+                " reboot keeps the boot loader's command line; a cold boot needs a labgrid board)"
+            )
+        return
+    raise InputError(f"--reboot {request.reboot}: only a board (labgrid:) or a machine (ssh://) is rebooted")
 
 
 # The options only a QEMU guest has: a board or a machine boots its own kernel on its own hardware

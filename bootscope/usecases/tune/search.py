@@ -9,8 +9,9 @@ stored run on the one runner (labelled ``tune=probe|screen|final``; the probe ke
 the later runs name the probe, ``tune_of``), so Ctrl-C or a crash loses no finished boot and
 :func:`resume_tune` goes on from them (``resume.py``). A system image (``--image``) is tuned like
 a kernel: systemd's critical chain and blame give ``systemd.mask=`` knobs, and a knob asked for
-with ``--try`` is tried whatever the catalogue says. A labgrid board is tuned by kexec reboots,
-each arm with its whole command line (``board.py``), and so is a machine over SSH (``ssh.py``).
+with ``--try`` is tried whatever the catalogue says. A labgrid board is tuned by kexec reboots or
+boots from power-on, each arm with its whole command line (``board.py``); a machine over SSH by
+kexec reboots (``ssh.py``).
 A stored tune is read again without booting for the HTML report (``stored.py``).
 A QEMU guest's knobs may also add QEMU options (``qemu_knobs.py``: devices of its machine).
 """
@@ -35,7 +36,7 @@ from bootscope.usecases.tune.catalogue import candidates
 from bootscope.usecases.tune.decide import SAVING, Verdict
 from bootscope.usecases.tune.knob import Knob, compatible, given_knob, knobs_arm
 from bootscope.usecases.tune.pareto import FrontPoint, pareto_front
-from bootscope.usecases.tune.request import TuneRequest
+from bootscope.usecases.tune.request import TuneRequest, check_reboot
 from bootscope.usecases.tune.resume import (
     PROBE,
     REQUEST,
@@ -224,6 +225,7 @@ def tune_target(request: TuneRequest, store: Store, reporter: Reporter | None = 
     line read first as the baseline (``board.board_request``, ``ssh.ssh_request``), then
     :func:`tune`. Raises like :func:`tune`, and BootError when the board or machine cannot be
     reached."""
+    check_reboot(request)
     if request.board:
         request = board_request(request)
     elif request.ssh:

@@ -9,6 +9,7 @@ not by bootscope's parser.
 from __future__ import annotations
 
 import re
+import shutil
 import statistics
 import time
 from pathlib import Path
@@ -22,7 +23,7 @@ from tests.usecases.watch.stored_series import store_planted_revision
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 SOURCE = DATA / "debian-6.1-cloud-initcall-smp1.log"
-T0_S = time.time() - 31.5 * 3600.0  # the last revision 2.5 h ago: the watchdog stays quiet
+T0_S = time.time() - 30.5 * 3600.0  # the last revision 1.5 h ago: the watchdog (3 h here) stays quiet
 RETURNED = re.compile(r"initcall ([\w.]+)\+\S+ returned -?\d+ after (\d+) usecs")
 REVISIONS, PLANTED_AT, BOOTS = 30, 20, 2
 SLOWER = {"init_kprobe_trace": 40_000}
@@ -102,10 +103,18 @@ def test_every_initcall_over_a_millisecond_is_a_series_and_only_the_planted_one_
     assert "components of one kind on one machine: Benjamini-Hochberg at alpha over their series" in text
 
 
+def _own_copy(db: str, tmp_path: Path) -> str:
+    """A copy of the shared store for a test that writes to it (tests run in random order)."""
+    copy = tmp_path / "watch.db"
+    shutil.copyfile(db, copy)
+    return str(copy)
+
+
 def test_one_more_revision_goes_on_in_the_kept_series_only(
-    planted: tuple[str, set[str]], capsys: pytest.CaptureFixture[str]
+    planted: tuple[str, set[str]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     db, expected = planted
+    db = _own_copy(db, tmp_path)
     run_json(capsys, "watch", "--db", db, "--by", "initcall", *RULE)
     lines = SOURCE.read_text(encoding="utf-8").splitlines()
     with Store.open(db) as store:
@@ -117,13 +126,15 @@ def test_one_more_revision_goes_on_in_the_kept_series_only(
     assert all(revisions[-1] == "v99" for revisions in series.values())
 
 
-def test_only_a_total_series_that_stops_raises_a_missing_alert(planted: tuple[str, set[str]]) -> None:
+def test_only_a_total_series_that_stops_raises_a_missing_alert(
+    planted: tuple[str, set[str]], tmp_path: Path
+) -> None:
     """A day after the last revision every series is silent; only the total is a machine that
     stopped reporting (an initcall a newer kernel lacks is silent too, and is not one)."""
     from bootscope.stats.series_watch import WatchRule
     from bootscope.usecases.watch.alerts import recompute
 
-    db, _ = planted
+    db = _own_copy(planted[0], tmp_path)
     with Store.open(db) as store:
         update = recompute(
             store,
