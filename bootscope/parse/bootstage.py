@@ -26,7 +26,8 @@ barebox keeps no such report, but its log buffer keeps each message's time on it
 commands/dmesg.c, common/console_common.c ``log_print``): ``[    123456us] message`` (``-d`` adds
 or, alone, prints ``< 1234us``, the time since the message before; ``-r`` puts ``<6>``, the level,
 first). A run of such lines is read as the loader's stages, each message a mark named by its text;
-a boot script that prints ``dmesg -t`` just before ``boot`` puts the handoff at its last mark.
+a time earlier than the line before starts the log again (``dmesg -t`` typed twice). A boot script
+that prints ``dmesg -t`` just before ``boot`` puts the handoff at its last mark.
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ MAX_ROWS = 1000  # a report longer than this is not a report (U-Boot keeps 30 to
 # barebox's `dmesg -t` / `-d` / `-t -d` / `-r` line: level, time since its clock started, time since
 # the message before, the message.
 _BAREBOX = re.compile(r"^(?:<\d>)?\[(?:\s*(?P<us>\d+)us)?(?:\s*<\s*(?P<diff>\d+)us)?\] (?P<name>.*)$")
+# A console's leading escape sequences (barebox shows its cursor again before the shell's output).
+_ESCAPES = re.compile(r"^(?:\x1b\[[0-9;?]*[A-Za-z])+")
 BAREBOX_ROWS = 5000  # barebox keeps global.log_max_messages (1000 by default) messages
 NAME_CHARS = 120  # a message names its mark with at most this many characters
 
@@ -80,7 +83,8 @@ class BootstageReader:
         """Read the next line."""
         self._index += 1
         text = raw.rstrip("\r\n")
-        barebox = _BAREBOX.match(text) if text[:1] in "[<" and "us" in text else None
+        bare = _ESCAPES.sub("", text) if text[:1] == "\x1b" else text
+        barebox = _BAREBOX.match(bare) if bare[:1] in ("[", "<") and "us" in bare else None
         if barebox is not None and (barebox["us"] or barebox["diff"]) and self._state in ("", "barebox"):
             self._barebox(barebox)
             return
@@ -110,7 +114,10 @@ class BootstageReader:
 
     def _barebox(self, line: re.Match[str]) -> None:
         """Read one line of barebox's timed log (see the module docstring) as the next mark."""
-        if self._state != "barebox":
+        printed_again = (
+            bool(self._rows) and bool(line["us"]) and int(line["us"]) / 1e6 < self._rows[-1].mark_s
+        )
+        if self._state != "barebox" or printed_again:  # a new run, or the log printed once more
             self._found = self.report()
             self._rows, self._accumulated, self._stated = [], [], None
             self._start, self._state = self._index, "barebox"

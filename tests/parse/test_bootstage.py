@@ -141,3 +141,39 @@ def test_a_boot_loader_report_before_the_kernel_is_in_the_analysis() -> None:
 def test_an_untimed_log_still_shows_its_report() -> None:
     facts = read_untimed((DATA / "uboot-stm32mp157c-ev1-four-reports.log").read_text().splitlines())
     assert facts.bootstage is not None and facts.bootstage.handoff_s == pytest.approx(1.366785, abs=1e-9)
+
+
+# barebox: its log buffer printed with times by `dmesg -t` (and `-t -d`), from a real barebox
+# (2026.06.0, sandbox_defconfig, built and run here; tests/data/bootloader/README.md). Read off the
+# file by hand: eight messages, their times in microseconds and, in the `-d` column, since the one
+# before.
+BAREBOX_US = [462, 476, 482, 1059, 1143, 1171, 1617, 1659]
+BAREBOX_SINCE_US = [462, 14, 6, 577, 84, 28, 446, 42]
+
+
+def test_barebox_dmesg_t_is_read_as_the_loaders_stages() -> None:
+    lines = (DATA / "barebox-2026.06.0-sandbox-dmesg.log").read_text(encoding="utf-8").splitlines()
+    report = read_bootstage(lines)
+    assert report is not None
+    assert report.loader == "barebox"
+    # printed twice (-t, then -t -d): the second run is kept, from its first line
+    assert report.line_index == next(i for i, line in enumerate(lines) if " <  " in line)
+    assert [round(s.mark_s * 1e6) for s in report.stages] == BAREBOX_US
+    assert [round((s.elapsed_s or 0.0) * 1e6) for s in report.stages] == BAREBOX_SINCE_US
+    assert report.stages[0].name == "barebox 2026.06.0 #1 Sat Nov 28 20:49:53 UTC 2026"
+    assert report.stages[1].name == "Board: Sandbox"
+    assert report.handoff_s == pytest.approx(0.001659) and not report.went_backwards
+    # the first run began after the console's escape sequence (ESC [ ? 25 h): read all the same
+    first = read_bootstage(lines[: report.line_index])
+    assert first is not None and [round(s.mark_s * 1e6) for s in first.stages] == BAREBOX_US
+
+
+def test_barebox_lines_of_each_form_and_what_is_not_one() -> None:
+    # The forms of barebox's log_print (common/console_common.c): -r puts the level first, -d alone
+    # prints only the time since the message before.
+    raw = read_bootstage(["<6>[      1000us] a", "<7>[      3500us] b"])
+    assert raw is not None and [s.mark_s for s in raw.stages] == [0.001, 0.0035]
+    diffs = read_bootstage(["[ <       1000us] a", "[ <       2500us] b", "[ <        500us] c"])
+    assert diffs is not None and [round(s.mark_s * 1e6) for s in diffs.stages] == [1000, 3500, 4000]
+    # the kernel's printk stamps, systemd's status and a bracket with no time are not barebox's
+    assert read_bootstage(["[    0.000000] Linux version 6.1", "[  OK  ] Started x", "[] y", ""]) is None
