@@ -138,7 +138,9 @@ _TABLE = (
         Clock.BOOTLOADER_TIMER,
         "U-Boot's bootstage report before the kernel (CONFIG_BOOTSTAGE_REPORT, 'Timer summary in"
         " microseconds'): the time from reset to its 'start_kernel' mark, or to its last mark when it"
-        " names none (the report is printed just before the OS starts), on U-Boot's timer.",
+        " names none (the report is printed just before the OS starts), on U-Boot's timer; or barebox's"
+        " log printed with its times before the kernel ('dmesg -t'): the time of its last message, on"
+        " barebox's clock.",
         workloads=("boot", "board"),
     ),
     Metric(
