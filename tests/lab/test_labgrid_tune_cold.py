@@ -16,17 +16,11 @@ import pytest
 from bootscope.store import Store
 from bootscope.usecases.board import KERNEL_VARIABLE, SHELL_INITRD_VARIABLE
 from tests.cli_here import run_in_process
+from tests.lab.test_labgrid_tune import EXAMPLE
+from tests.lab.test_labgrid_tune import _board_args as board_args
 
-ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE = ROOT / "examples" / "labgrid-shell-qemu.yaml"
 WORD = "bootscope.tune_cold=1"  # a word no kernel reads: the arm differs only in its line
 _GIVEN = re.compile(r"\] Command line: (.*)$")
-
-
-def _board_args() -> str:
-    found = re.search(r"^\s+boot_args: (.+)$", EXAMPLE.read_text(encoding="utf-8"), re.MULTILINE)
-    assert found is not None
-    return found[1].strip()
 
 
 @pytest.mark.boot
@@ -43,7 +37,7 @@ def test_a_board_is_tuned_from_power_on_each_arm_with_its_own_line(
     out, err = capsys.readouterr()
     assert code == 0, err
     result = json.loads(out)
-    own = _board_args()
+    own = board_args()
     assert result["baseline"]["append"] == own
     (knob,) = result["candidates"]
     assert knob["knob"] == f"+{WORD}"
