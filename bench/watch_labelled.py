@@ -60,13 +60,14 @@ class Labelled:
     sign: int
 
 
-def read_groups(path: Path) -> dict[str, np.ndarray]:
-    """Return group -> values of the noise CSV (lines starting with # are provenance)."""
+def read_groups(path: Path, min_values: int = 30) -> dict[str, np.ndarray]:
+    """Return group -> values of the noise CSV (lines starting with # are provenance), groups of
+    at least ``min_values`` values only."""
     groups: dict[str, list[float]] = {}
     with path.open(encoding="utf-8") as handle:
         for row in csv.DictReader(line for line in handle if not line.startswith("#")):
             groups.setdefault(row["group"], []).append(float(row["value"]))
-    return {name: np.asarray(values) for name, values in groups.items() if len(values) >= 30}
+    return {name: np.asarray(values) for name, values in groups.items() if len(values) >= min_values}
 
 
 def _draws(
@@ -239,11 +240,14 @@ def main() -> None:
     parser.add_argument("--noise", type=Path, default=NOISE)
     parser.add_argument("--no-record", action="store_true")
     parser.add_argument("--no-sweep", action="store_true", help="Only the three rules at their defaults.")
+    parser.add_argument("--min-group", type=int, default=30, help="Fewest boots a noise group needs.")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     from bench.results import write_section
 
-    groups = read_groups(args.noise)
+    groups = read_groups(args.noise, args.min_group)
+    if not groups:
+        raise SystemExit(f"{args.noise}: no group has {args.min_group} values (--min-group)")
     series = generate(groups, args.series, args.points, args.boots, args.seed)
     from bootscope.stats.series_watch import WatchRule
 
@@ -286,12 +290,20 @@ def main() -> None:
     jitters = np.array([s.jitter / np.median(s.points) for s in series])
     stamp = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
     if not args.no_record:
+        # Another machine's noise gets a section of its own.
+        title = "watch: a labelled benchmark (issue 27, `bench/watch_labelled.py`)"
+        noise_flag = ""
+        if args.noise.resolve() != NOISE.resolve():
+            title = f"watch: a labelled benchmark on {args.noise.name} (issue 27)"
+            where = args.noise.resolve()
+            noise_flag = f" --noise {where.relative_to(ROOT) if where.is_relative_to(ROOT) else where}"
+            noise_flag += f" --min-group {args.min_group}" if args.min_group != 30 else ""
         write_section(
-            "watch: a labelled benchmark (issue 27, `bench/watch_labelled.py`)",
-            "## watch: a labelled benchmark (issue 27, `bench/watch_labelled.py`)\n\n"
+            title,
+            f"## {title}\n\n"
             f"Command: `nice -n 10 .venv/bin/python -m bench.watch_labelled --series {args.series} --points"
-            f" {args.points} --boots {args.boots} --seed {args.seed}`, {stamp} UTC."
-            f" Noise: {len(groups)} groups of real stored boots ({args.noise.name});"
+            f" {args.points} --boots {args.boots} --seed {args.seed}{noise_flag}`, {stamp} UTC."
+            f" Noise: {len(groups)} groups of real boots ({args.noise.name}, its source in its first lines);"
             f" {counts['step']} series with a step, {counts['shape']} with a shape change,"
             f" {counts['clean']} clean; a point is the median of {args.boots} boots; jitter (relative to"
             f" the level) from {jitters.min():.2%} to {jitters.max():.2%}, median"
