@@ -40,6 +40,7 @@ class Outcome(StrEnum):
     KEXEC_ERROR = "kexec-error"
     REBOOT_ERROR = "reboot-error"  # an SSH target: the reboot could not be ordered or did not happen
     LOG_MISSING = "log-missing"  # an SSH target came back, but its journal lacks this boot
+    LOADER_ERROR = "loader-error"  # a board's boot loader did not boot the command line given at its prompt
 
 
 @dataclass(frozen=True, slots=True)

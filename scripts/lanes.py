@@ -36,6 +36,7 @@ IMAGE_LANE = (
     "tests/lab/test_foreign_kernel_boot.py",
     "tests/lab/test_image_boot.py",
     "tests/lab/test_labgrid_image.py",
+    "tests/lab/test_labgrid_ssh.py",
 )
 # Files that boot only the cached kernel, under --icount, and use nothing started once per session:
 # they run in the image lane so that both lanes end together. Measured in CI (2026-11-27, 1250 s):

@@ -1,8 +1,8 @@
 """A cold boot's command line on a labgrid board (fast, beside the real board in
 test_labgrid_reboots.py, whose fourth variant boots labgrid's QEMU driver with words added): the
 power driver is given the variant's line only when it changes, re-activated with the console, and
-a driver that starts no kernel (stand-ins, and real labgrid's QEMU driver booting U-Boot) refuses
-words in one line."""
+a driver that starts no kernel (stand-ins, and real labgrid's QEMU driver booting U-Boot with no
+UBootDriver to give U-Boot a line) refuses words in one line."""
 
 from __future__ import annotations
 
@@ -18,6 +18,17 @@ from bootscope.store import Store
 from tests.cli_here import run_in_process
 
 UBOOT = Path(__file__).resolve().parents[2] / "examples" / "labgrid-uboot-qemu.yaml"
+
+
+def _without_uboot_driver(into: Path) -> Path:
+    """Write the U-Boot example without its UBootDriver (U-Boot's prompt out of bootscope's reach)."""
+    text = UBOOT.read_text(encoding="utf-8")
+    start = text.index("      UBootDriver:")
+    end = text.index("tools:", start)
+    assert "UBootDriver" not in text[end:]
+    env = into / "uboot-no-driver.yaml"
+    env.write_text(text[:start] + text[end:], encoding="utf-8")
+    return env
 
 
 class _Qemu:
@@ -68,7 +79,7 @@ def test_a_board_whose_power_starts_no_kernel_refuses_words_in_one_line() -> Non
         BootError, match=r"'bench': its power driver _Relay does not start the kernel"
     ) as error:
         set_boot_args(target, (relay, object()), None, BoardVariant("q", "cold", append="quiet"), "bench")
-    assert "use reboot=kexec" in str(error.value) and "\n" not in str(error.value)
+    assert "or use reboot=kexec" in str(error.value) and "\n" not in str(error.value)
     assert target.calls == []
 
 
@@ -76,11 +87,12 @@ def test_real_labgrid_refuses_words_for_qemu_booting_u_boot_before_any_boot(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # labgrid's QEMU driver with U-Boot as its firmware (no kernel of its own): its boot_args would be
-    # ignored, so the words are refused when the board is opened, before anything boots.
+    # ignored, and no UBootDriver reaches U-Boot's prompt, so the words are refused when the board is
+    # opened, before anything boots.
     db = tmp_path / "u.db"
     code = run_in_process(
         "run",
-        f"labgrid:{UBOOT}",
+        f"labgrid:{_without_uboot_driver(tmp_path)}",
         "--reboot",
         "cold",
         "--variant",
@@ -93,6 +105,7 @@ def test_real_labgrid_refuses_words_for_qemu_booting_u_boot_before_any_boot(
     err = capsys.readouterr().err.strip()
     assert code == 3 and len(err.splitlines()) == 1, err
     assert "its power driver QEMUDriver does not start the kernel" in err and "reboot=kexec" in err
+    assert "give the target a UBootDriver" in err
     if db.exists():
         with Store.open(db) as store:
             assert all(run.boots == 0 for run in store.list_experiments())
@@ -102,7 +115,8 @@ def test_a_tune_from_power_on_of_a_u_boot_board_is_refused_before_it_is_switched
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     db = tmp_path / "t.db"
-    code = run_in_process("tune", f"labgrid:{UBOOT}", "--reboot", "cold", "-n", "4", "--db", str(db))
+    env = _without_uboot_driver(tmp_path)
+    code = run_in_process("tune", f"labgrid:{env}", "--reboot", "cold", "-n", "4", "--db", str(db))
     err = capsys.readouterr().err.strip()
     assert code == 3 and len(err.splitlines()) == 1, err
     assert "its power driver QEMUDriver does not start the kernel" in err

@@ -105,3 +105,68 @@ def test_cold_boots_through_u_boot_store_its_bootstage_report(
         assert stamp is not None and boot.metrics["kernel_init_s"] == pytest.approx(float(stamp[1]))
         # U-Boot's report comes before the kernel's first line on the console
         assert texts.index(rows[0][0]) < texts.index(first.text)
+
+
+_SETENV = re.compile(r"=> setenv bootargs '(.*)'$")
+_UBOOT_LINE = re.compile(r'^Kernel command line: "(.*)"$')
+_STAGE = re.compile(r"^\s*[\d,]+\s+[\d,]+\s+(\w+)\s*$")
+
+
+@pytest.mark.boot
+def test_each_cold_boot_is_given_its_arms_line_at_u_boots_prompt(
+    cloud_kernel: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The example's UBootDriver: every cold boot of a run with words is interrupted at U-Boot's
+    # countdown, bootargs set and the kernel booted; the board's own line is learnt from one boot
+    # first. Checked by reading each stored console: what was typed, what U-Boot handed the
+    # kernel, and U-Boot's own report (cli_loop: its prompt ran; no usb_start: distro boot did not).
+    monkeypatch.setenv(KERNEL_VARIABLE, str(cloud_kernel))
+    monkeypatch.setenv(INITRD_VARIABLE, str(LocalQemu().build_initramfs((), ())))
+    for variable in (UBOOT_VARIABLE, UBOOT_DISK_VARIABLE):
+        monkeypatch.delenv(variable, raising=False)
+    db = tmp_path / "prompt.db"
+    code = run_in_process(
+        "run", f"labgrid:{EXAMPLE}", "--reboot", "cold", "-n", "1", "--seed", "3", "--timeout", "120",
+        "--variant", "plain:", "--variant", "quiet:append=quiet", "--db", str(db), "--format", "json",
+    )  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 0, err
+    own = "console=ttyS0 panic=-1"  # the line the example's boot script gives (usecases/board.py)
+    wanted = {"plain": own, "quiet": f"{own} quiet"}
+    with Store.open(db) as store:
+        boots = store.boots(1)
+        logs = [store.boot_log(1, boot.index) for boot in boots]
+    assert sorted(boot.variant for boot in boots) == ["plain", "quiet"]
+    for boot, log in zip(boots, logs, strict=True):
+        texts = [line.text for line in log]
+        assert boot.outcome == "ok", boot.reason
+        typed = [m[1] for text in texts if (m := _SETENV.search(text))]
+        handed = [m[1] for text in texts if (m := _UBOOT_LINE.match(text))]
+        assert typed == handed == [wanted[boot.variant]]
+        stages = [m[1] for text in texts if (m := _STAGE.match(text))]
+        assert "cli_loop" in stages and "usb_start" not in stages, stages
+        assert boot.metrics["bootloader_handoff_s"] is not None
+    plain = next(i for i, boot in enumerate(boots) if boot.variant == "plain")
+    first = next(line for line in logs[plain] if _STAMP.match(line.text))
+    assert first.host_ns is not None and boots[plain].host_start_ns is not None
+    assert boots[plain].metrics["poweron_to_kernel_s"] == pytest.approx(
+        (first.host_ns - boots[plain].host_start_ns) / 1e9
+    )
+
+    # A boot command that sets bootargs itself (U-Boot's own bootcmd: the disk's script) boots
+    # another line than the arm's: stored as a boot loader error, never as the arm's boot.
+    text = EXAMPLE.read_text(encoding="utf-8")
+    own_command = re.sub(r'boot_command: ".*"', 'boot_command: "run bootcmd"', text)
+    assert own_command != text
+    env = tmp_path / "uboot-own-bootcmd.yaml"
+    env.write_text(own_command, encoding="utf-8")
+    code = run_in_process(
+        "run", f"labgrid:{env}", "--reboot", "cold", "-n", "1", "--timeout", "120",
+        "--variant", "q:cmdline=console=ttyS0 panic=-1 quiet", "--db", str(tmp_path / "own.db"),
+    )  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 3 and "loader-error" in err, err
+    with Store.open(tmp_path / "own.db") as store:
+        (boot,) = store.boots(1)
+    assert boot.outcome == "loader-error"
+    assert "booted 'console=ttyS0 panic=-1', not the 'console=ttyS0 panic=-1 quiet'" in boot.reason

@@ -199,8 +199,9 @@ class PowersOn(Target, Protocol):
         variant: BoardVariant | None = None,
     ) -> Boot:
         """Switch the board off (if on) and on, with the command line ``variant`` makes of the
-        board's own where the board takes one (labgrid's QEMU driver), read its console until a line
-        matches ``marker_regex`` or ``timeout_s`` passes, switch it off (unless ``keep_on`` and it
+        board's own where the board takes one (labgrid's QEMU driver, or U-Boot's prompt after
+        :meth:`give_command_lines` chose it), read its console until a line matches
+        ``marker_regex`` or ``timeout_s`` passes, switch it off (unless ``keep_on`` and it
         reached the marker with its own command line: a warm or kexec reboot may follow); return the
         boot, its lines stamped on arrival and ``host_start_ns`` the power-on order. ``on_start`` gets
         the pid of the board's process on this host, where it is one (labgrid's QEMU). Raises
@@ -212,6 +213,11 @@ class PowersOn(Target, Protocol):
 
     def check_boot_args(self) -> None:
         """Raise BootError in one line when a cold boot of the board cannot be given a command line."""
+
+    def give_command_lines(self, timeout_s: float, marker_regex: str, need_own: bool) -> None:
+        """Make ready to give cold boots command lines of their own (where the board takes them: its
+        power driver, or U-Boot's prompt), learning the board's own first when ``need_own``. Raises
+        BootError in one line when it takes none, or its own cannot be learnt."""
 
     def reboot(
         self,

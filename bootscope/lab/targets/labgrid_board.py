@@ -5,6 +5,11 @@ from, then the console read until the marker, each line stamped on this host whe
 QEMU console is), then off again. labgrid is imported when a board is first used: no other command
 pays for it.
 
+A cold boot with a command line of its own goes to the power driver where it starts the kernel
+(labgrid's QEMU driver, :mod:`bootscope.lab.targets.labgrid_boot_args`), else to U-Boot's prompt
+where the target has a ``UBootDriver`` (:mod:`bootscope.lab.targets.labgrid_uboot`): every cold boot
+of that run then goes through the prompt.
+
 A warm or kexec reboot (:meth:`LabgridBoard.reboot`) is ordered on the board's shell
 (:mod:`bootscope.lab.targets.labgrid_shell`) and timed from the order, its console read the same way.
 
@@ -34,8 +39,16 @@ from bootscope.lab.targets.base import CommandOutput, LineCallback, StartCallbac
 from bootscope.lab.targets.labgrid_boot_args import check_boot_args, own_boot_args, set_boot_args
 from bootscope.lab.targets.labgrid_place import Place, PlaceHold, places_of
 from bootscope.lab.targets.labgrid_shell import BoardShell, one_line
+from bootscope.lab.targets.labgrid_uboot import (
+    ConsoleDialogue,
+    UBootPrompt,
+    given_line_differs,
+    uboot_dialogue,
+    uboot_prompt_of,
+)
 from bootscope.lab.targets.machine_facts import RemoteLoad
 from bootscope.model import Boot, LogLine, Outcome
+from bootscope.parse.untimed import read_untimed
 
 READ_BYTES = 4096
 READ_WAIT_S = 0.2  # the longest one console read waits; Ctrl-C and the timeout are seen this often
@@ -73,6 +86,10 @@ class LabgridBoard:
         self._reached = False  # the shell of the running system is logged in
         self._cmdline: str | None = None  # the command line of the board's last power-on or warm boot
         self._own_args: str | None = None  # the power driver's own command line (labgrid's QEMU driver)
+        # the settings of the target's UBootDriver, where the power driver starts no kernel
+        self._loader: UBootPrompt | None = None
+        self._through_loader = False  # every cold boot goes through U-Boot's prompt (a run with words)
+        self._loader_own: str | None = None  # the board's own command line, for the prompt
 
     @property
     def name(self) -> str:
@@ -123,6 +140,11 @@ class LabgridBoard:
             self._power = target.get_driver("PowerProtocol")
             self._console = target.get_driver("ConsoleProtocol")
             self._own_args = own_boot_args(self._power)
+            if self._own_args is None:
+                self._loader = uboot_prompt_of(target.drivers, self.spec.target)
+        except BootError:
+            self._release()
+            raise
         except Exception as error:
             self._release()
             raise BootError(f"labgrid: target {self.spec.target!r}: {one_line(error)}") from None
@@ -167,16 +189,22 @@ class LabgridBoard:
         self.open()
         self._up = self._kexeced = self._reached = False
         self._switch(on=False)
-        set_boot_args(self._target, (self._power, self._console), self._own_args, variant, self.spec.target)
+        given, dialogue = self._dialogue(variant)
+        if dialogue is None:
+            set_boot_args(
+                self._target, (self._power, self._console), self._own_args, variant, self.spec.target
+            )
         keep_on = keep_on and not (variant is not None and variant.has_words)
         start_ns = time.monotonic_ns()
         try:
             self._switch(on=True)
-            read = self._read_until(start_ns, timeout_s, re.compile(marker_regex), on_line)
+            read = self._read_until(start_ns, timeout_s, re.compile(marker_regex), on_line, dialogue)
         except BaseException:
             self._switch(on=False)
             raise
         end_ns = time.monotonic_ns()
+        if dialogue is not None:
+            _judge_loader(read, dialogue, given)
         self._up = keep_on and read.outcome is Outcome.OK
         if not self._up:
             self._switch(on=False)
@@ -191,6 +219,66 @@ class LabgridBoard:
             host_end_ns=end_ns,
             command=("labgrid", str(self.spec.env), self.spec.target),
         )
+
+    def _dialogue(self, variant: BoardVariant | None) -> tuple[str, ConsoleDialogue | None]:
+        """Return the command line a cold boot of ``variant`` is given at U-Boot's prompt and the
+        dialogue that gives it (none unless :meth:`give_command_lines` chose the prompt)."""
+        if not self._through_loader or self._loader is None or variant is None:
+            return "", None
+        if not variant.cmdline and self._loader_own is None:
+            raise BootError(f"labgrid: {self.name}: the board's own command line is not known")
+        given = variant.command_line(self._loader_own or "")
+        return given, uboot_dialogue(self._loader, given)
+
+    def give_command_lines(self, timeout_s: float, marker_regex: str, need_own: bool) -> None:
+        """Make ready to give cold boots command lines of their own: through the power driver where it
+        starts the kernel, else through U-Boot's prompt (the target's ``UBootDriver``), the board's
+        own command line learnt first when ``need_own`` (:meth:`boot_command_line`). Raises
+        BootError in one line when the board can take none, or its own cannot be learnt."""
+        self.check_boot_args()
+        if self._own_args is not None or self._through_loader:
+            return
+        if need_own:
+            self._loader_own = self.boot_command_line(timeout_s, marker_regex)
+        self._through_loader = True
+
+    def boot_command_line(self, timeout_s: float, marker_regex: str) -> str:
+        """Return the command line the board boots with from power-on: its power driver's, else the
+        one a boot from power-on (not measured, the boot loader left to itself) prints on the
+        console, else its shell's ``/proc/cmdline``. Raises BootError when none can be read."""
+        self.open()
+        if self._own_args is not None:
+            return self._own_args
+        through, self._through_loader = self._through_loader, False
+        try:
+            boot = self.power_cycle(timeout_s, marker_regex, None, keep_on=True)
+        finally:
+            self._through_loader = through
+        printed = read_untimed(line.text for line in boot.lines).cmdline
+        if printed:
+            self._switch(on=False)
+            self._up = False
+            return printed.strip().strip('"')
+        if boot.outcome is not Outcome.OK:
+            raise BootError(
+                f"labgrid: {self.name}: the board did not boot to learn its command line: {boot.reason}"
+            )
+        try:
+            line = self.kernel_facts().get("cmdline")
+        except BootError as error:
+            raise BootError(
+                f"labgrid: {self.name}: its console printed no command line, and its shell could not"
+                f" read one ({error}): give each variant its whole line (cmdline=)"
+            ) from None
+        finally:
+            self._switch(on=False)
+            self._up = False
+        if not line:
+            raise BootError(
+                f"labgrid: {self.name}: its console printed no command line and its shell read none:"
+                " give each variant its whole line (cmdline=)"
+            )
+        return str(line).strip()
 
     @property
     def where(self) -> str:
@@ -228,23 +316,17 @@ class LabgridBoard:
             self._switch(on=False)
             self._switch(on=True)
             self._up = self._kexeced = False
-        deadline = time.monotonic() + SHELL_WAIT_S
-        while True:
-            try:
-                self._shell.reach()
-                break
-            except BootError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(1.0)
+        _reach(self._shell, SHELL_WAIT_S)
         self._up = self._reached = True
         return self._shell
 
     def check_boot_args(self) -> None:
-        """Raise BootError in one line when the board's power driver starts no kernel of its own (a
-        cold boot's command line is then its boot loader's), opening the board first."""
+        """Raise BootError in one line when a cold boot cannot be given a command line: the board's
+        power driver starts no kernel of its own and the target has no UBootDriver to give U-Boot
+        one (opening the board first)."""
         self.open()
-        check_boot_args(self._power, self._own_args, self.spec.target)
+        if self._loader is None:
+            check_boot_args(self._power, self._own_args, self.spec.target)
 
     def check_shell(self) -> None:
         """Raise BootError in one line when the target has no shell driver (opening the board first)."""
@@ -276,7 +358,7 @@ class LabgridBoard:
         shell = self._shell or BoardShell(self._target, self.spec.target)
         self._shell, self._up = shell, False
         self._tell_pid(on_start)
-        shell.reach()
+        _reach(shell, 0.0 if shell.on_console else SHELL_WAIT_S)  # sshd may start after the marker
         self._reached = True
         if not self._kexeced or self._cmdline is None:  # the board's own command line is running
             self._cmdline = shell.cmdline()
@@ -312,18 +394,29 @@ class LabgridBoard:
         )
 
     def _read_until(
-        self, start_ns: int, timeout_s: float, marker: re.Pattern[str], on_line: LineCallback | None
+        self,
+        start_ns: int,
+        timeout_s: float,
+        marker: re.Pattern[str],
+        on_line: LineCallback | None,
+        dialogue: ConsoleDialogue | None = None,
     ) -> _Read:
         """Read the console until a line matches ``marker``, a panic, or ``timeout_s`` from
-        ``start_ns``; every line stamped on arrival. (Before a reboot's order the console is drained:
-        a marker line after it is the new boot's, even one whose kernel prints no banner, as under
-        ``quiet``.)"""
+        ``start_ns``; every line stamped on arrival, and ``dialogue``'s replies written as the
+        console asks for them (it failing ends the read). (Before a reboot's order the console is
+        drained: a marker line after it is the new boot's, even one whose kernel prints no banner,
+        as under ``quiet``.)"""
         splitter = LineSplitter()
         read = _Read()
         deadline_ns = start_ns + int(timeout_s * 1e9)
         while time.monotonic_ns() < deadline_ns:
             wait_s = min(READ_WAIT_S, (deadline_ns - time.monotonic_ns()) / 1e9)
-            for line in splitter.feed(self._read(max(wait_s, 0.001)), time.monotonic_ns()):
+            data = self._read(max(wait_s, 0.001))
+            if dialogue is not None and data:
+                self._answer(dialogue, data)
+                if dialogue.failed:
+                    read.outcome = Outcome.LOADER_ERROR
+            for line in splitter.feed(data, time.monotonic_ns()):
                 read.lines.append(line)
                 if on_line is not None:
                     on_line(line)
@@ -335,6 +428,14 @@ class LabgridBoard:
                 break
         read.lines += splitter.flush(time.monotonic_ns())
         return read
+
+    def _answer(self, dialogue: ConsoleDialogue, data: bytes) -> None:
+        """Write what ``dialogue`` answers to ``data`` on the console."""
+        for text in dialogue.feed(data):
+            try:
+                self._console.write(text.encode())
+            except Exception as error:
+                raise BootError(f"labgrid: the console of {self.spec.target!r}: {one_line(error)}") from None
 
     def _tell_pid(self, on_start: StartCallback | None) -> None:
         """Hand ``on_start`` the pid of the board's process on this host, where it is one (labgrid's
@@ -384,3 +485,40 @@ class LabgridBoard:
                 target.deactivate_all_drivers()
         for problem in self._release():
             print(f"bootscope: warning: {problem}", file=sys.stderr)
+
+
+def _reach(shell: BoardShell, wait_s: float) -> None:
+    """Log in to ``shell``, trying again every second for up to ``wait_s``; raises BootError (the
+    last attempt's) after that."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            shell.reach()
+            return
+        except BootError:
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(1.0)
+
+
+def _judge_loader(read: _Read, dialogue: ConsoleDialogue, given: str) -> None:
+    """Mark ``read`` a boot loader error where the boot through U-Boot's prompt did not boot the
+    command line ``given``: the dialogue never finished, U-Boot's prompt came back, or the boot
+    printed another command line (a boot command that sets ``bootargs`` itself)."""
+    if read.outcome is Outcome.LOADER_ERROR or (read.outcome is Outcome.TIMEOUT and dialogue.failed):
+        last = next((line.text.strip() for line in reversed(read.lines) if line.text.strip()), "")
+        read.outcome = Outcome.LOADER_ERROR
+        read.reason = f"U-Boot's prompt came back after the boot command: {last[:200]}"
+    elif not dialogue.done:
+        read.outcome = Outcome.LOADER_ERROR
+        read.reason = (
+            f"never saw {dialogue.waiting_for} (a boot loader that does not wait cannot take a command line)"
+        )
+    elif read.outcome is Outcome.OK:
+        booted = read_untimed(line.text for line in read.lines).cmdline
+        if given_line_differs(given, booted):
+            read.outcome = Outcome.LOADER_ERROR
+            read.reason = (
+                f"the board booted {booted!r}, not the {given!r} set in bootargs (its UBootDriver's"
+                " boot_command sets bootargs itself: give it one that boots with bootargs)"
+            )

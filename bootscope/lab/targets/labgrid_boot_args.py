@@ -3,8 +3,9 @@
 labgrid's QEMU driver boots its ``kernel`` with ``boot_args`` (QEMU's ``-append``), read when the
 driver is activated: the driver is deactivated, given the variant's command line and activated
 again, while the board is off. A board whose power driver only switches power boots what its boot
-loader says (U-Boot's ``bootargs``): a variant's command line is refused there in one line, before
-the board is switched on.
+loader says (U-Boot's ``bootargs``): a variant's command line goes to U-Boot's prompt where the
+target has a ``UBootDriver`` (:mod:`bootscope.lab.targets.labgrid_uboot`), and is refused in one
+line, before the board is switched on, where it has none.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ def check_boot_args(driver: Any, own: str | None, name: str) -> None:
         raise BootError(
             f"labgrid: target {name!r}: its power driver {type(driver).__name__} does not start the"
             " kernel, so a cold boot cannot be given a command line (its boot loader's bootargs"
-            " decide): use reboot=kexec"
+            " decide): give the target a UBootDriver (bootscope sets bootargs at its prompt), or use"
+            " reboot=kexec"
         )
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from bootscope.errors import BootError
 from bootscope.lab.plans.board import REBOOT_KEXEC
 from bootscope.lab.targets.base import CommandOutput
+from bootscope.lab.targets.labgrid_uboot import LOADER_DRIVERS
 from bootscope.lab.targets.machine_facts import (
     KERNEL_FACTS_COMMAND,
     RemoteLoad,
@@ -36,13 +37,13 @@ class BoardShell:
     def __init__(self, target: Any, name: str) -> None:
         self._target = target
         self._name = name
-        try:
-            self._driver = target.get_driver("CommandProtocol", activate=False)
-        except Exception:  # labgrid's NoDriverFoundError: the environment gives no shell
+        shells = [driver for driver in target.drivers if _is_shell(driver)]
+        if not shells:
             raise BootError(
                 f"labgrid: target {name!r} has no shell (a ShellDriver or SSHDriver): a warm or kexec"
                 " reboot is ordered on the board's shell"
-            ) from None
+            )
+        self._driver = shells[0]
         self._root = ""
 
     @property
@@ -135,6 +136,14 @@ class BoardShell:
         if code != 0:
             raise BootError(f"labgrid: the reboot order failed on {self._name!r}: {one_line(out)}")
         return verb, time.monotonic_ns()
+
+
+def _is_shell(driver: Any) -> bool:
+    """Whether labgrid driver ``driver`` runs commands on the running system (a boot loader's
+    command driver, U-Boot's or barebox's, runs them before it)."""
+    from labgrid.protocol import CommandProtocol
+
+    return isinstance(driver, CommandProtocol) and type(driver).__name__ not in LOADER_DRIVERS
 
 
 def one_line(error: BaseException | str) -> str:

@@ -117,16 +117,19 @@ class BoardWorkload:
 
     def prepare(self, target: Target, accel: str) -> list[str]:
         """Check the target is a board, reach it (its labgrid places acquired) and, for warm or kexec
-        reboots, its shell driver (for a cold boot with words, a power driver that takes them) before
-        anything is stored, and let it go (off, places released) when
-        the process ends at the latest; no notes."""
+        reboots, its shell driver (for a cold boot with words, a power driver or a U-Boot prompt that
+        takes them, the board's own line learnt first where a variant adds words to it) before
+        anything is stored, and let it go (off, places released) when the process ends at the
+        latest; no notes."""
         board = powered(target, self.kind)
         atexit.register(board.close)
         board.open()
         if self.plan.needs_shell:
             board.check_shell()
-        if any(v.reboot == REBOOT_COLD and v.has_words for v in self.plan.ways):
-            board.check_boot_args()
+        cold = [v for v in self.plan.ways if v.reboot == REBOOT_COLD]
+        if any(v.has_words for v in cold):
+            need_own = any(not v.cmdline for v in cold)
+            board.give_command_lines(self.plan.timeout_s, self.plan.marker, need_own)
         return []
 
     def slot_done(self, slot: Slot, records: Sequence[BootRecord]) -> bool:

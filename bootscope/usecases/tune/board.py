@@ -3,10 +3,12 @@
 A board's command line is its boot loader's, so bootscope changes it one of two ways: every arm a
 kexec reboot from the board's shell with a whole command line of its own (``BoardVariant``'s
 ``cmdline``; the default), or with ``--reboot cold`` a boot from power-on with that line given to
-the power driver that starts the kernel (labgrid's QEMU driver's ``boot_args``; a board whose boot
-loader starts the kernel is refused in one line before anything boots). The baseline's is the
-board's own, read from its ``/proc/cmdline`` once before the probe (``--append`` adds words to
-it), each knob's is that line with the knob's words removed and added, exactly as for a kernel
+the power driver that starts the kernel (labgrid's QEMU driver's ``boot_args``) or, where U-Boot
+starts it and the target has a ``UBootDriver``, set in ``bootargs`` at U-Boot's prompt for every
+arm (a board that takes neither is refused in one line before anything boots). The baseline's is
+the board's own: read from its ``/proc/cmdline`` once before the probe for a kexec tune, and for a
+cold one the power driver's, else what one boot from power-on prints (``--append`` adds words to
+it); each knob's is that line with the knob's words removed and added, exactly as for a kernel
 booted in QEMU. Every stage is a board run labelled as any tune run, so Ctrl-C, a crash and
 ``--resume`` keep and reuse every finished boot.
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from bootscope import defaults
 from bootscope.errors import BootError, InputError
 from bootscope.lab import runner
 from bootscope.lab.plans.board import (
@@ -56,22 +59,26 @@ def board_request(request: TuneRequest) -> TuneRequest:
             f"--{given[0]} is a QEMU guest's option: a board boots its own kernel on its own machine"
         )
     provide_example_paths(url)
-    own = board_command_line(url, cold=request.reboot == REBOOT_COLD)
+    timeout_s = request.settings.timeout_s or BOARD_TIMEOUT_S
+    own = board_command_line(url, cold=request.reboot == REBOOT_COLD, timeout_s=timeout_s)
     words = words_of(own) + [w for w in words_of(request.append) if w not in words_of(own)]
     return replace(request, board=url, append=" ".join(words))
 
 
-def board_command_line(board: str, cold: bool = False) -> str:
+def board_command_line(board: str, cold: bool = False, timeout_s: float = BOARD_TIMEOUT_S) -> str:
     """Return the command line board ``board`` boots with from power-on: its ``/proc/cmdline``, read on
     its shell after switching it on (it is switched off after). With ``cold`` (a tune from power-on)
-    the board's power driver must start the kernel itself, checked before it is switched on. Raises
-    BootError when labgrid cannot reach the board or its shell, or ``cold`` and its boot loader
-    starts the kernel."""
+    the board must take a cold boot's command line (its power driver, or U-Boot's prompt), checked
+    before it is switched on, and its own is the power driver's or what a boot from power-on
+    (``timeout_s`` at most) prints (:meth:`LabgridBoard.boot_command_line`). Raises BootError when
+    labgrid cannot reach the board or its shell, or ``cold`` and it takes no command line."""
     target = LabgridBoard(board)
     try:
         if cold:
             target.check_boot_args()
-        line = target.kernel_facts().get("cmdline")
+            line: object = target.boot_command_line(timeout_s, defaults.MARKER_PREFIX)
+        else:
+            line = target.kernel_facts().get("cmdline")
     finally:
         target.close()
     if not line:
