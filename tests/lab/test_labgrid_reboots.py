@@ -20,6 +20,7 @@ from bootscope.model import LogLine
 from bootscope.store import Store
 from bootscope.usecases.board import INITRD_VARIABLE, KERNEL_VARIABLE, SHELL_INITRD_VARIABLE
 from tests.cli_here import run_in_process
+from tests.lab.printed_cmdline import printed_cmdline
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "labgrid-shell-qemu.yaml"
@@ -72,9 +73,7 @@ _WORDS = "bootscope.cold_words=1"
 
 def _command_line(log: list[LogLine]) -> str:
     """The command line of the last kernel that booted in ``log``, as that kernel printed it."""
-    banner = max(i for i, line in enumerate(log) if "Linux version " in line.text)
-    printed = next(line.text for line in log[banner:] if "Command line: " in line.text)
-    return printed.split("Command line: ", 1)[1].strip()
+    return printed_cmdline([line.text for line in log])
 
 
 @pytest.mark.boot
@@ -225,9 +224,7 @@ def test_the_consoles_cost_is_two_kexec_variants_whose_words_do_not_pile_up(
         assert boot.metrics["restart_to_marker_s"] == pytest.approx(_seconds(boot.host_start_ns, marker))
         if boot.variant == "loud":
             assert "--command-line='console=ttyS0 panic=-1'" in loading, loading
-            banner = max(i for i, line in enumerate(log) if "Linux version " in line.text)
-            cmdline = next(line.text for line in log[banner:] if "Command line: " in line.text)
-            assert cmdline.split("Command line: ", 1)[1].strip() == "console=ttyS0 panic=-1"
+            assert _command_line(log) == "console=ttyS0 panic=-1"
             _check_reboot("kexec", boot.metrics, log, boot.host_start_ns)
         else:
             assert "--command-line='console=ttyS0 panic=-1 quiet'" in loading, loading

@@ -2,13 +2,12 @@
 (examples/labgrid-shell-qemu.yaml: labgrid's QEMU driver booting the pinned Debian cloud kernel with
 bootscope's shell initramfs under -icount). Each arm is switched on with its own command line given
 to the QEMU driver (its ``boot_args``): the test reads, in every stored boot's console, the line the
-kernel says it was given (``Command line: ...``) and checks it against the arm's, the board's own
-line read from the environment file itself."""
+kernel says it was given (``Command line: ...``, read by ``tests/lab/printed_cmdline.py``) and checks it
+against the arm's, the board's own line read from the environment file itself."""
 
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pytest
@@ -16,11 +15,11 @@ import pytest
 from bootscope.store import Store
 from bootscope.usecases.board import KERNEL_VARIABLE, SHELL_INITRD_VARIABLE
 from tests.cli_here import run_in_process
+from tests.lab.printed_cmdline import printed_cmdline
 from tests.lab.test_labgrid_tune import EXAMPLE
 from tests.lab.test_labgrid_tune import _board_args as board_args
 
 WORD = "bootscope.tune_cold=1"  # a word no kernel reads: the arm differs only in its line
-_GIVEN = re.compile(r"\] Command line: (.*)$")
 
 
 @pytest.mark.boot
@@ -53,11 +52,9 @@ def test_a_board_is_tuned_from_power_on_each_arm_with_its_own_line(
                 assert boot.outcome == "ok", boot.reason
                 # a boot from power-on: the time from switching on to the kernel's first line
                 assert (boot.metrics.get("poweron_to_kernel_s") or 0.0) > 0.0, boot.metrics
-                given = next(
-                    m[1] for line in store.boot_log(run, boot.index) if (m := _GIVEN.search(line.text))
-                )
+                given = printed_cmdline([line.text for line in store.boot_log(run, boot.index)])
                 name = "baseline" if run == probe or boot.variant == "baseline" else "knob"
-                assert given.strip() == lines[name], (run, boot.variant, given)
+                assert given == lines[name], (run, boot.variant, given)
                 booted += 1
     assert booted == result["boots_spent"] >= 9  # the probe, then 4 boots a side at least
     # a no-effect word saves nothing worth having

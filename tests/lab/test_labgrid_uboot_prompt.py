@@ -19,7 +19,9 @@ from bootscope.lab.targets.labgrid_uboot import (
     COMMAND_CHARS,
     ConsoleDialogue,
     UBootPrompt,
+    booted_command_line,
     given_line_differs,
+    printed_command_lines,
     setenv_commands,
     uboot_dialogue,
     uboot_prompt_of,
@@ -137,6 +139,15 @@ def test_a_boot_that_did_not_boot_the_line_given_is_a_boot_loader_error() -> Non
     read = _Read(_lines(f'Kernel command line: "{given}"', "BOOTSCOPE-MARKER"), Outcome.OK)
     _judge_loader(read, done, given)
     assert read.outcome is Outcome.OK and read.reason == ""
+    # a console that lost a byte of one print (seen in CI with labgrid's QEMU console): another
+    # print says the line given, so the boot is the arm's
+    lossy = (
+        "[    0.000000] Command line: console=ttyS0 panic=-1 quet",
+        f"[    0.25] Kernel command line: {given}",
+    )
+    read = _Read(_lines(*lossy, "BOOTSCOPE-MARKER"), Outcome.OK)
+    _judge_loader(read, done, given)
+    assert read.outcome is Outcome.OK
     # a boot loader that never showed its countdown booted on its own
     never = uboot_dialogue(UBootPrompt(), given)
     never.feed(b"U-Boot 2023.01\r\n")
@@ -149,7 +160,14 @@ def test_a_boot_that_did_not_boot_the_line_given_is_a_boot_loader_error() -> Non
     read = _Read(_lines("run bootcmd", "Wrong Image Format", "=> "), Outcome.LOADER_ERROR)
     _judge_loader(read, failed, given)
     assert read.outcome is Outcome.LOADER_ERROR and read.reason.endswith("=>")
-    assert given_line_differs("a b", None) is False and given_line_differs("a  b", '"a b"') is False
+    assert booted_command_line(["a b", "a b q", "a  b"]) == "a b"  # two prints of three agree
+    assert booted_command_line(["a b quet", "a b quiet"]) == "a b quiet"  # a byte lost in one
+    assert booted_command_line([]) is None
+    assert given_line_differs("a b", []) is False and given_line_differs("a  b", ["a b"]) is False
+    assert printed_command_lines(['Kernel command line: "a b"', "[    0.000000] Command line: a b", "x"]) == [
+        "a b",
+        "a b",
+    ]
 
 
 def test_a_uboot_driver_is_no_shell(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -42,13 +42,14 @@ from bootscope.lab.targets.labgrid_shell import BoardShell, one_line
 from bootscope.lab.targets.labgrid_uboot import (
     ConsoleDialogue,
     UBootPrompt,
+    booted_command_line,
     given_line_differs,
+    printed_command_lines,
     uboot_dialogue,
     uboot_prompt_of,
 )
 from bootscope.lab.targets.machine_facts import RemoteLoad
 from bootscope.model import Boot, LogLine, Outcome
-from bootscope.parse.untimed import read_untimed
 
 READ_BYTES = 4096
 READ_WAIT_S = 0.2  # the longest one console read waits; Ctrl-C and the timeout are seen this often
@@ -254,11 +255,11 @@ class LabgridBoard:
             boot = self.power_cycle(timeout_s, marker_regex, None, keep_on=True)
         finally:
             self._through_loader = through
-        printed = read_untimed(line.text for line in boot.lines).cmdline
+        printed = booted_command_line(printed_command_lines(line.text for line in boot.lines))
         if printed:
             self._switch(on=False)
             self._up = False
-            return printed.strip().strip('"')
+            return printed
         if boot.outcome is not Outcome.OK:
             raise BootError(
                 f"labgrid: {self.name}: the board did not boot to learn its command line: {boot.reason}"
@@ -515,10 +516,10 @@ def _judge_loader(read: _Read, dialogue: ConsoleDialogue, given: str) -> None:
             f"never saw {dialogue.waiting_for} (a boot loader that does not wait cannot take a command line)"
         )
     elif read.outcome is Outcome.OK:
-        booted = read_untimed(line.text for line in read.lines).cmdline
-        if given_line_differs(given, booted):
+        printed = printed_command_lines(line.text for line in read.lines)
+        if given_line_differs(given, printed):
             read.outcome = Outcome.LOADER_ERROR
             read.reason = (
-                f"the board booted {booted!r}, not the {given!r} set in bootargs (its UBootDriver's"
-                " boot_command sets bootargs itself: give it one that boots with bootargs)"
+                f"the board booted {printed[-1]!r}, not the {given!r} set in bootargs (its"
+                " UBootDriver's boot_command sets bootargs itself: give it one that boots with bootargs)"
             )

@@ -15,6 +15,7 @@ commands typed): comparable with each other, not with a boot left to itself.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -31,7 +32,10 @@ KEPT_CHARS = 4096  # of the console's text not yet matched: enough for any promp
 # A command line U-Boot takes inside quotes as it is: printable, without quotes, '$' or '\'
 _CMDLINE_RE = re.compile(r"^[ -~]*$")
 _UNQUOTABLE = re.compile(r"[\"'$\\`]")
-_STARTING = re.compile(r"Starting kernel")  # U-Boot's last line before any architecture's kernel
+_STARTING = re.compile(r"Starting kernel")
+_PRINTED = re.compile(
+    r"(?:Kernel )?[Cc]ommand line: (.*)$"
+)  # U-Boot's last line before any architecture's kernel
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,9 +168,25 @@ class ConsoleDialogue:
         return replies
 
 
-def given_line_differs(given: str, booted: str | None) -> bool:
-    """Whether the command line a boot printed (``booted``: the kernel's, or U-Boot's in quotes;
-    None when it printed none) differs from the one ``given`` at U-Boot's prompt, word for word."""
-    if booted is None:
-        return False
-    return booted.strip().strip('"').split() != given.split()
+def printed_command_lines(texts: Iterable[str]) -> list[str]:
+    """Return every command line a boot's console printed, in order: U-Boot's ``Kernel command
+    line: "..."`` (quotes taken off) and the kernel's ``Command line:`` and ``Kernel command line:``."""
+    found = (_PRINTED.search(text) for text in texts)
+    return [m[1].strip().removeprefix('"').removesuffix('"') for m in found if m is not None]
+
+
+def booted_command_line(printed: Sequence[str]) -> str | None:
+    """Return the command line a boot's ``printed`` lines (:func:`printed_command_lines`) agree on:
+    the one printed most often, the longest of those (a console that loses a byte shortens a print;
+    none adds one); None when nothing was printed."""
+    if not printed:
+        return None
+    counts = Counter(" ".join(line.split()) for line in printed)
+    return max(counts, key=lambda line: (counts[line], len(line)))
+
+
+def given_line_differs(given: str, printed: Sequence[str]) -> bool:
+    """Whether a boot's ``printed`` command lines (:func:`printed_command_lines`) show it booted
+    another line than the one ``given`` at U-Boot's prompt: none of them is ``given``, word for word.
+    (A console may lose a byte of one print: the boot is the line given when any print says so.)"""
+    return bool(printed) and all(line.split() != given.split() for line in printed)
