@@ -13,14 +13,14 @@ from pathlib import Path
 import pytest
 
 from bootscope.errors import BootError, InputError
-from bootscope.lab.targets.labgrid_board import _judge_loader, _Read
+from bootscope.lab.targets.labgrid_console import ConsoleDialogue, ConsoleRead
 from bootscope.lab.targets.labgrid_shell import BoardShell
 from bootscope.lab.targets.labgrid_uboot import (
     COMMAND_CHARS,
-    ConsoleDialogue,
     UBootPrompt,
     booted_command_line,
     given_line_differs,
+    judge_loader,
     printed_command_lines,
     setenv_commands,
     uboot_dialogue,
@@ -131,13 +131,13 @@ def test_a_boot_that_did_not_boot_the_line_given_is_a_boot_loader_error() -> Non
     assert done.done
     # the kernel printed another line: a boot command that sets bootargs itself
     kernel = "[    0.000000] Command line: console=ttyS0 panic=-1"
-    read = _Read(_lines(kernel, "BOOTSCOPE-MARKER"), Outcome.OK)
-    _judge_loader(read, done, given)
+    read = ConsoleRead(_lines(kernel, "BOOTSCOPE-MARKER"), Outcome.OK)
+    judge_loader(read, done, given)
     assert read.outcome is Outcome.LOADER_ERROR
     assert "booted 'console=ttyS0 panic=-1', not the 'console=ttyS0 panic=-1 quiet'" in read.reason
     # U-Boot's quoted line only (the kernel quiet): the same words, so the boot is the arm's
-    read = _Read(_lines(f'Kernel command line: "{given}"', "BOOTSCOPE-MARKER"), Outcome.OK)
-    _judge_loader(read, done, given)
+    read = ConsoleRead(_lines(f'Kernel command line: "{given}"', "BOOTSCOPE-MARKER"), Outcome.OK)
+    judge_loader(read, done, given)
     assert read.outcome is Outcome.OK and read.reason == ""
     # a console that lost a byte of one print (seen in CI with labgrid's QEMU console): another
     # print says the line given, so the boot is the arm's
@@ -145,20 +145,20 @@ def test_a_boot_that_did_not_boot_the_line_given_is_a_boot_loader_error() -> Non
         "[    0.000000] Command line: console=ttyS0 panic=-1 quet",
         f"[    0.25] Kernel command line: {given}",
     )
-    read = _Read(_lines(*lossy, "BOOTSCOPE-MARKER"), Outcome.OK)
-    _judge_loader(read, done, given)
+    read = ConsoleRead(_lines(*lossy, "BOOTSCOPE-MARKER"), Outcome.OK)
+    judge_loader(read, done, given)
     assert read.outcome is Outcome.OK
     # a boot loader that never showed its countdown booted on its own
     never = uboot_dialogue(UBootPrompt(), given)
     never.feed(b"U-Boot 2023.01\r\n")
-    read = _Read(_lines("U-Boot 2023.01", "BOOTSCOPE-MARKER"), Outcome.OK)
-    _judge_loader(read, never, given)
+    read = ConsoleRead(_lines("U-Boot 2023.01", "BOOTSCOPE-MARKER"), Outcome.OK)
+    judge_loader(read, never, given)
     assert read.outcome is Outcome.LOADER_ERROR and "never saw U-Boot's 'stop autoboot'" in read.reason
     # the prompt came back: the reason is U-Boot's last words
     failed = uboot_dialogue(UBootPrompt(), given)
     failed.feed(BANNER + PROMPT + b"x\r\n=> run bootcmd\r\nWrong Image Format\r\n=> ")
-    read = _Read(_lines("run bootcmd", "Wrong Image Format", "=> "), Outcome.LOADER_ERROR)
-    _judge_loader(read, failed, given)
+    read = ConsoleRead(_lines("run bootcmd", "Wrong Image Format", "=> "), Outcome.LOADER_ERROR)
+    judge_loader(read, failed, given)
     assert read.outcome is Outcome.LOADER_ERROR and read.reason.endswith("=>")
     assert booted_command_line(["a b", "a b q", "a  b"]) == "a b"  # two prints of three agree
     assert booted_command_line(["a b quet", "a b quiet"]) == "a b quiet"  # a byte lost in one

@@ -16,9 +16,7 @@ A warm or kexec reboot (:meth:`LabgridBoard.reboot`) is ordered on the board's s
 A target that reaches its board through a place on a labgrid coordinator (a ``RemotePlace``
 resource) has the place acquired when the board is opened and released when it is closed, however
 bootscope ends (see :mod:`bootscope.lab.targets.labgrid_place`).
-
-labgrid's QEMU driver waits about 10 ms after data arrives before it reads, so its stamps may be up to
-10 ms late; a serial console's are as late as its driver delivers the bytes.
+Its console is read by :mod:`bootscope.lab.targets.labgrid_console`.
 """
 
 from __future__ import annotations
@@ -27,45 +25,29 @@ import contextlib
 import re
 import sys
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 from bootscope.errors import BootError
 from bootscope.lab.hostinfo import measuring_host
 from bootscope.lab.plans.board import REBOOT_KEXEC, BoardSpec, BoardVariant, parse_board
 from bootscope.lab.plans.latency_tools import load_argv
-from bootscope.lab.qemu.process import LineSplitter
 from bootscope.lab.targets.base import CommandOutput, LineCallback, StartCallback
 from bootscope.lab.targets.labgrid_boot_args import check_boot_args, own_boot_args, set_boot_args
-from bootscope.lab.targets.labgrid_place import Place, PlaceHold, places_of
+from bootscope.lab.targets.labgrid_console import BoardConsole
+from bootscope.lab.targets.labgrid_place import Place, PlaceHolds, places_of
 from bootscope.lab.targets.labgrid_shell import BoardShell, one_line
 from bootscope.lab.targets.labgrid_uboot import (
-    ConsoleDialogue,
     UBootPrompt,
     booted_command_line,
-    given_line_differs,
+    cold_dialogue,
+    judge_loader,
     printed_command_lines,
-    uboot_dialogue,
     uboot_prompt_of,
 )
 from bootscope.lab.targets.machine_facts import RemoteLoad
-from bootscope.model import Boot, LogLine, Outcome
+from bootscope.model import Boot, Outcome
 
-READ_BYTES = 4096
-READ_WAIT_S = 0.2  # the longest one console read waits; Ctrl-C and the timeout are seen this often
-DRAIN_QUIET_S = 0.3  # before a reboot's order: the console is drained until quiet this long
-DRAIN_MAX_S = 10.0  # ... or for this long at most
 SHELL_WAIT_S = 300.0  # a board switched on for commands: how long its shell may take to answer
-_PANIC = re.compile(r"Kernel panic - not syncing")
-
-
-@dataclass(slots=True)
-class _Read:
-    """What one read of the console until a marker saw: the lines, the outcome and why."""
-
-    lines: list[LogLine] = field(default_factory=list)
-    outcome: Outcome = Outcome.TIMEOUT
-    reason: str = ""
 
 
 class LabgridBoard:
@@ -80,7 +62,8 @@ class LabgridBoard:
         self._target: Any = None
         self._power: Any = None
         self._console: Any = None
-        self._holds: list[PlaceHold] = []
+        self._reader: BoardConsole | None = None
+        self._holds = PlaceHolds()
         self._shell: BoardShell | None = None
         self._up = False  # the board booted to its marker and was left on (a shell may be reached)
         self._kexeced = False  # the running system came from a kexec here (words may have been added)
@@ -106,8 +89,8 @@ class LabgridBoard:
         return measuring_host() | where
 
     def _places(self) -> list[Place]:
-        if self._holds:
-            return [hold.place for hold in self._holds]
+        if self._holds.places:
+            return self._holds.places
         with contextlib.suppress(Exception):  # a bad environment is reported when the board opens
             from labgrid.config import Config
 
@@ -129,48 +112,34 @@ class LabgridBoard:
         except Exception as error:  # labgrid raises its own errors for a bad environment
             raise BootError(f"labgrid: {self.spec.env}: {one_line(error)}") from None
         try:
-            self._hold(places)
+            self._holds.acquire(places)
             target = self._target_of(env)
         except BaseException:
-            self._release()
+            self._holds.release()
             raise
         if target is None:
-            self._release()
+            self._holds.release()
             raise BootError(f"labgrid: {self.spec.env} has no target {self.spec.target!r}")
         try:
             self._power = target.get_driver("PowerProtocol")
             self._console = target.get_driver("ConsoleProtocol")
+            self._reader = BoardConsole(self._console, self.spec.target)
             self._own_args = own_boot_args(self._power)
             if self._own_args is None:
                 self._loader = uboot_prompt_of(target.drivers, self.spec.target)
         except BootError:
-            self._release()
+            self._holds.release()
             raise
         except Exception as error:
-            self._release()
+            self._holds.release()
             raise BootError(f"labgrid: target {self.spec.target!r}: {one_line(error)}") from None
         self._target = target
-
-    def _hold(self, places: list[Place]) -> None:
-        for place in places:
-            hold = PlaceHold(place)
-            hold.acquire()
-            self._holds.append(hold)
 
     def _target_of(self, env: Any) -> Any:
         try:
             return env.get_target(self.spec.target)
         except Exception as error:  # labgrid raises its own errors (a place's resources, a driver)
             raise BootError(f"labgrid: {self.spec.env}: {one_line(error)}") from None
-
-    def _release(self) -> list[str]:
-        problems = []
-        while self._holds:
-            hold = self._holds.pop()
-            problem = hold.release()
-            if problem:
-                problems.append(f"labgrid: place {hold.place.name!r} not released: {problem}")
-        return problems
 
     def power_cycle(
         self,
@@ -190,7 +159,9 @@ class LabgridBoard:
         self.open()
         self._up = self._kexeced = self._reached = False
         self._switch(on=False)
-        given, dialogue = self._dialogue(variant)
+        given, dialogue = "", None
+        if self._through_loader and self._loader is not None and variant is not None:
+            given, dialogue = cold_dialogue(self._loader, self._loader_own, variant, self.name)
         if dialogue is None:
             set_boot_args(
                 self._target, (self._power, self._console), self._own_args, variant, self.spec.target
@@ -199,13 +170,15 @@ class LabgridBoard:
         start_ns = time.monotonic_ns()
         try:
             self._switch(on=True)
-            read = self._read_until(start_ns, timeout_s, re.compile(marker_regex), on_line, dialogue)
+            read = self._console_reader().read_until(
+                start_ns, timeout_s, re.compile(marker_regex), on_line, dialogue
+            )
         except BaseException:
             self._switch(on=False)
             raise
         end_ns = time.monotonic_ns()
         if dialogue is not None:
-            _judge_loader(read, dialogue, given)
+            judge_loader(read, dialogue, given)
         self._up = keep_on and read.outcome is Outcome.OK
         if not self._up:
             self._switch(on=False)
@@ -220,16 +193,6 @@ class LabgridBoard:
             host_end_ns=end_ns,
             command=("labgrid", str(self.spec.env), self.spec.target),
         )
-
-    def _dialogue(self, variant: BoardVariant | None) -> tuple[str, ConsoleDialogue | None]:
-        """Return the command line a cold boot of ``variant`` is given at U-Boot's prompt and the
-        dialogue that gives it (none unless :meth:`give_command_lines` chose the prompt)."""
-        if not self._through_loader or self._loader is None or variant is None:
-            return "", None
-        if not variant.cmdline and self._loader_own is None:
-            raise BootError(f"labgrid: {self.name}: the board's own command line is not known")
-        given = variant.command_line(self._loader_own or "")
-        return given, uboot_dialogue(self._loader, given)
 
     def give_command_lines(self, timeout_s: float, marker_regex: str, need_own: bool) -> None:
         """Make ready to give cold boots command lines of their own: through the power driver where it
@@ -317,7 +280,7 @@ class LabgridBoard:
             self._switch(on=False)
             self._switch(on=True)
             self._up = self._kexeced = False
-        _reach(self._shell, SHELL_WAIT_S)
+        self._shell.reach_within(SHELL_WAIT_S)
         self._up = self._reached = True
         return self._shell
 
@@ -359,7 +322,7 @@ class LabgridBoard:
         shell = self._shell or BoardShell(self._target, self.spec.target)
         self._shell, self._up = shell, False
         self._tell_pid(on_start)
-        _reach(shell, 0.0 if shell.on_console else SHELL_WAIT_S)  # sshd may start after the marker
+        shell.reach_within(0.0 if shell.on_console else SHELL_WAIT_S)  # sshd may start after the marker
         self._reached = True
         if not self._kexeced or self._cmdline is None:  # the board's own command line is running
             self._cmdline = shell.cmdline()
@@ -370,10 +333,11 @@ class LabgridBoard:
             if problem:
                 self._up = True  # nothing happened to the running system
                 return Boot((), Outcome.KEXEC_ERROR, problem, machine=self.name, command=command)
-        self._drain()
+        reader = self._console_reader()
+        reader.drain()
         try:
             order, start_ns = shell.order(way, self._console.write)
-            read = self._read_until(start_ns, timeout_s, re.compile(marker_regex), on_line)
+            read = reader.read_until(start_ns, timeout_s, re.compile(marker_regex), on_line)
         except BaseException:
             self._switch(on=False)
             raise
@@ -394,49 +358,10 @@ class LabgridBoard:
             command=(*command, order),
         )
 
-    def _read_until(
-        self,
-        start_ns: int,
-        timeout_s: float,
-        marker: re.Pattern[str],
-        on_line: LineCallback | None,
-        dialogue: ConsoleDialogue | None = None,
-    ) -> _Read:
-        """Read the console until a line matches ``marker``, a panic, or ``timeout_s`` from
-        ``start_ns``; every line stamped on arrival, and ``dialogue``'s replies written as the
-        console asks for them (it failing ends the read). (Before a reboot's order the console is
-        drained: a marker line after it is the new boot's, even one whose kernel prints no banner,
-        as under ``quiet``.)"""
-        splitter = LineSplitter()
-        read = _Read()
-        deadline_ns = start_ns + int(timeout_s * 1e9)
-        while time.monotonic_ns() < deadline_ns:
-            wait_s = min(READ_WAIT_S, (deadline_ns - time.monotonic_ns()) / 1e9)
-            data = self._read(max(wait_s, 0.001))
-            if dialogue is not None and data:
-                self._answer(dialogue, data)
-                if dialogue.failed:
-                    read.outcome = Outcome.LOADER_ERROR
-            for line in splitter.feed(data, time.monotonic_ns()):
-                read.lines.append(line)
-                if on_line is not None:
-                    on_line(line)
-                if _PANIC.search(line.text):
-                    read.outcome, read.reason = Outcome.PANIC, line.text.strip()[:200]
-                if marker.search(line.text) and read.outcome is not Outcome.PANIC:
-                    read.outcome, read.reason = Outcome.OK, ""
-            if read.outcome is not Outcome.TIMEOUT:
-                break
-        read.lines += splitter.flush(time.monotonic_ns())
-        return read
-
-    def _answer(self, dialogue: ConsoleDialogue, data: bytes) -> None:
-        """Write what ``dialogue`` answers to ``data`` on the console."""
-        for text in dialogue.feed(data):
-            try:
-                self._console.write(text.encode())
-            except Exception as error:
-                raise BootError(f"labgrid: the console of {self.spec.target!r}: {one_line(error)}") from None
+    def _console_reader(self) -> BoardConsole:
+        """Return the board's console (the board is open)."""
+        assert self._reader is not None
+        return self._reader
 
     def _tell_pid(self, on_start: StartCallback | None) -> None:
         """Hand ``on_start`` the pid of the board's process on this host, where it is one (labgrid's
@@ -444,22 +369,6 @@ class LabgridBoard:
         child = getattr(self._power, "_child", None)
         if on_start is not None and child is not None and child.poll() is None:
             on_start(int(child.pid))
-
-    def _drain(self) -> None:
-        """Read and drop what the console holds (the last boot's lines after its marker), until it is
-        quiet for DRAIN_QUIET_S or DRAIN_MAX_S have passed."""
-        deadline_ns = time.monotonic_ns() + int(DRAIN_MAX_S * 1e9)
-        while time.monotonic_ns() < deadline_ns and self._read(DRAIN_QUIET_S):
-            pass
-
-    def _read(self, wait_s: float) -> bytes:
-        try:
-            data = self._console.read(size=READ_BYTES, timeout=wait_s)
-        except Exception as error:
-            if type(error).__name__ == "TIMEOUT":  # pexpect's, raised by labgrid for no data
-                return b""
-            raise BootError(f"labgrid: the console of {self.spec.target!r}: {one_line(error)}") from None
-        return bytes(data or b"")
 
     def _switch(self, on: bool) -> None:
         try:
@@ -484,42 +393,5 @@ class LabgridBoard:
                 self._power.off()
             with contextlib.suppress(Exception):
                 target.deactivate_all_drivers()
-        for problem in self._release():
+        for problem in self._holds.release():
             print(f"bootscope: warning: {problem}", file=sys.stderr)
-
-
-def _reach(shell: BoardShell, wait_s: float) -> None:
-    """Log in to ``shell``, trying again every second for up to ``wait_s``; raises BootError (the
-    last attempt's) after that."""
-    deadline = time.monotonic() + wait_s
-    while True:
-        try:
-            shell.reach()
-            return
-        except BootError:
-            if time.monotonic() >= deadline:
-                raise
-            time.sleep(1.0)
-
-
-def _judge_loader(read: _Read, dialogue: ConsoleDialogue, given: str) -> None:
-    """Mark ``read`` a boot loader error where the boot through U-Boot's prompt did not boot the
-    command line ``given``: the dialogue never finished, U-Boot's prompt came back, or the boot
-    printed another command line (a boot command that sets ``bootargs`` itself)."""
-    if read.outcome is Outcome.LOADER_ERROR or (read.outcome is Outcome.TIMEOUT and dialogue.failed):
-        last = next((line.text.strip() for line in reversed(read.lines) if line.text.strip()), "")
-        read.outcome = Outcome.LOADER_ERROR
-        read.reason = f"U-Boot's prompt came back after the boot command: {last[:200]}"
-    elif not dialogue.done:
-        read.outcome = Outcome.LOADER_ERROR
-        read.reason = (
-            f"never saw {dialogue.waiting_for} (a boot loader that does not wait cannot take a command line)"
-        )
-    elif read.outcome is Outcome.OK:
-        printed = printed_command_lines(line.text for line in read.lines)
-        if given_line_differs(given, printed):
-            read.outcome = Outcome.LOADER_ERROR
-            read.reason = (
-                f"the board booted {printed[-1]!r}, not the {given!r} set in bootargs (its"
-                " UBootDriver's boot_command sets bootargs itself: give it one that boots with bootargs)"
-            )

@@ -104,3 +104,33 @@ class PlaceHold:
         if last == RELEASED:
             return ""
         return last.removeprefix(ERROR_PREFIX) or f"the place guard exited ({guard.returncode})"
+
+
+class PlaceHolds:
+    """The places one board holds, acquired in order and released in reverse."""
+
+    def __init__(self) -> None:
+        self._holds: list[PlaceHold] = []
+
+    @property
+    def places(self) -> list[Place]:
+        """The places held now."""
+        return [hold.place for hold in self._holds]
+
+    def acquire(self, places: list[Place]) -> None:
+        """Acquire each of ``places`` (those acquired stay held when one fails: see :meth:`release`);
+        raises what :meth:`PlaceHold.acquire` raises."""
+        for place in places:
+            hold = PlaceHold(place)
+            hold.acquire()
+            self._holds.append(hold)
+
+    def release(self) -> list[str]:
+        """Release every place held; return one line per place that could not be released."""
+        problems = []
+        while self._holds:
+            hold = self._holds.pop()
+            problem = hold.release()
+            if problem:
+                problems.append(f"labgrid: place {hold.place.name!r} not released: {problem}")
+        return problems

@@ -17,7 +17,6 @@ from typing import Any
 from bootscope.errors import BootError
 from bootscope.lab.plans.board import REBOOT_KEXEC
 from bootscope.lab.targets.base import CommandOutput
-from bootscope.lab.targets.labgrid_uboot import LOADER_DRIVERS
 from bootscope.lab.targets.machine_facts import (
     KERNEL_FACTS_COMMAND,
     RemoteLoad,
@@ -29,6 +28,7 @@ from bootscope.lab.targets.reboot_commands import kexec_load_command, order_comm
 
 RUN_TIMEOUT_S = 60.0  # one command on the board's shell (kexec -l of a large kernel included)
 COMMAND_NOT_FOUND = 127  # the shell's exit status for a command it cannot find
+LOADER_DRIVERS = ("UBootDriver", "BareboxDriver")  # labgrid's command drivers of a boot loader
 
 
 class BoardShell:
@@ -63,6 +63,19 @@ class BoardShell:
         if code != 0:
             raise BootError(f"labgrid: the shell of {self._name!r} does not run commands: {out}")
         self._root = "" if out.strip() == "0" else "sudo -n "
+
+    def reach_within(self, wait_s: float) -> None:
+        """:meth:`reach`, tried again every second for up to ``wait_s``; raises BootError (the last
+        attempt's) after that."""
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                self.reach()
+                return
+            except BootError:
+                if time.monotonic() >= deadline:
+                    raise
+                time.sleep(1.0)
 
     def run(self, command: str, timeout_s: float = RUN_TIMEOUT_S) -> tuple[str, int]:
         """Run ``command`` on the shell; return its output (stdout and stderr, one string) and exit

@@ -20,22 +20,21 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from bootscope.errors import BootError, InputError
+from bootscope.lab.plans.board import BoardVariant
+from bootscope.lab.targets.labgrid_console import ConsoleDialogue, ConsoleRead, Step
+from bootscope.model import Outcome
 
 DRIVER = "UBootDriver"
-LOADER_DRIVERS = (DRIVER, "BareboxDriver")  # command drivers of a boot loader, not of a shell
 DEFAULT_PROMPT = "=> "
 DEFAULT_AUTOBOOT = "stop autoboot"  # labgrid's defaults, as its UBootDriver has them
 DEFAULT_INTERRUPT = "\n"
 DEFAULT_BOOT_COMMAND = "run bootcmd"
 COMMAND_CHARS = 200  # one setenv's words at most (U-Boot's line buffer is 256 bytes on many boards)
-KEPT_CHARS = 4096  # of the console's text not yet matched: enough for any prompt
 # A command line U-Boot takes inside quotes as it is: printable, without quotes, '$' or '\'
 _CMDLINE_RE = re.compile(r"^[ -~]*$")
 _UNQUOTABLE = re.compile(r"[\"'$\\`]")
-_STARTING = re.compile(r"Starting kernel")
-_PRINTED = re.compile(
-    r"(?:Kernel )?[Cc]ommand line: (.*)$"
-)  # U-Boot's last line before any architecture's kernel
+_STARTING = re.compile(r"Starting kernel")  # U-Boot's last line before any architecture's kernel
+_PRINTED = re.compile(r"(?:Kernel )?[Cc]ommand line: (.*)$")  # U-Boot's, then the kernel's two
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,13 +91,16 @@ def setenv_commands(cmdline: str) -> list[str]:
     return [f"setenv bootargs '{chunks[0]}'", *(f'setenv bootargs "${{bootargs}} {c}"' for c in chunks[1:])]
 
 
-@dataclass(frozen=True, slots=True)
-class Step:
-    """Wait for ``expect`` (a regex) on the console, then write ``send``; ``what`` names the wait."""
-
-    expect: re.Pattern[str]
-    send: str
-    what: str
+def cold_dialogue(
+    prompt: UBootPrompt, own: str | None, variant: BoardVariant, board: str
+) -> tuple[str, ConsoleDialogue]:
+    """Return the command line a cold boot of ``variant`` is given at U-Boot's prompt (made of the
+    board's ``own``, learnt before) and the dialogue that gives it. Raises BootError when the variant
+    adds words to an own line not learnt, InputError for a line U-Boot would misread."""
+    if not variant.cmdline and own is None:
+        raise BootError(f"labgrid: {board}: the board's own command line is not known")
+    given = variant.command_line(own or "")
+    return given, uboot_dialogue(prompt, given)
 
 
 def uboot_dialogue(prompt: UBootPrompt, cmdline: str) -> ConsoleDialogue:
@@ -116,56 +118,6 @@ def uboot_steps(prompt: UBootPrompt, cmdline: str) -> tuple[Step, ...]:
     first = Step(re.compile(re.escape(prompt.autoboot)), prompt.interrupt, f"U-Boot's {prompt.autoboot!r}")
     rest = (Step(at_prompt, f"{command}\n", f"U-Boot's prompt before {command!r}") for command in commands)
     return (first, *rest)
-
-
-class ConsoleDialogue:
-    """Answers a console: fed what it prints, returns what to write (:meth:`feed`), one step at a
-    time; after the last step it watches for ``again`` (the prompt coming back: the boot command
-    failed) until ``settled`` shows (the boot loader started the kernel)."""
-
-    def __init__(
-        self,
-        steps: Sequence[Step],
-        again: re.Pattern[str] | None = None,
-        settled: re.Pattern[str] | None = None,
-    ) -> None:
-        self._steps = list(steps)
-        self._next = 0
-        self._again = again
-        self._settled = settled
-        self._text = ""
-        self.failed = False  # ``again`` was seen after the last step
-
-    @property
-    def done(self) -> bool:
-        """Whether every step was answered."""
-        return self._next >= len(self._steps)
-
-    @property
-    def waiting_for(self) -> str:
-        """What the dialogue waits for (empty once done)."""
-        return "" if self.done else self._steps[self._next].what
-
-    def feed(self, data: bytes) -> list[str]:
-        """Take what the console printed; return the texts to write to it now, in order."""
-        self._text = (self._text + data.decode("utf-8", errors="replace"))[-KEPT_CHARS:]
-        replies: list[str] = []
-        while not self.done:
-            step = self._steps[self._next]
-            found = step.expect.search(self._text)
-            if found is None:
-                return replies
-            self._text = self._text[found.end() :]
-            self._next += 1
-            replies.append(step.send)
-        if self._again is None:
-            return replies
-        settled = self._settled.search(self._text) if self._settled is not None else None
-        if settled is not None:
-            self._again = None  # the kernel started: its lines are not the boot loader's
-        elif self._again.search(self._text):
-            self.failed = True
-        return replies
 
 
 def printed_command_lines(texts: Iterable[str]) -> list[str]:
@@ -190,3 +142,26 @@ def given_line_differs(given: str, printed: Sequence[str]) -> bool:
     another line than the one ``given`` at U-Boot's prompt: none of them is ``given``, word for word.
     (A console may lose a byte of one print: the boot is the line given when any print says so.)"""
     return bool(printed) and all(line.split() != given.split() for line in printed)
+
+
+def judge_loader(read: ConsoleRead, dialogue: ConsoleDialogue, given: str) -> None:
+    """Mark ``read`` a boot loader error where the boot through U-Boot's prompt did not boot the
+    command line ``given``: the dialogue never finished, U-Boot's prompt came back, or the boot
+    printed another command line (a boot command that sets ``bootargs`` itself)."""
+    if read.outcome is Outcome.LOADER_ERROR or (read.outcome is Outcome.TIMEOUT and dialogue.failed):
+        last = next((line.text.strip() for line in reversed(read.lines) if line.text.strip()), "")
+        read.outcome = Outcome.LOADER_ERROR
+        read.reason = f"U-Boot's prompt came back after the boot command: {last[:200]}"
+    elif not dialogue.done:
+        read.outcome = Outcome.LOADER_ERROR
+        read.reason = (
+            f"never saw {dialogue.waiting_for} (a boot loader that does not wait cannot take a command line)"
+        )
+    elif read.outcome is Outcome.OK:
+        printed = printed_command_lines(line.text for line in read.lines)
+        if given_line_differs(given, printed):
+            read.outcome = Outcome.LOADER_ERROR
+            read.reason = (
+                f"the board booted {printed[-1]!r}, not the {given!r} set in bootargs (its"
+                " UBootDriver's boot_command sets bootargs itself: give it one that boots with bootargs)"
+            )
