@@ -23,6 +23,7 @@ from bootscope.errors import BootError, InputError
 from bootscope.lab.plans.board import BoardVariant
 from bootscope.lab.targets.labgrid_console import ConsoleDialogue, ConsoleRead, Step
 from bootscope.model import Outcome
+from bootscope.parse.patterns import PATTERNS
 
 DRIVER = "UBootDriver"
 DEFAULT_PROMPT = "=> "
@@ -34,7 +35,8 @@ COMMAND_CHARS = 200  # one setenv's words at most (U-Boot's line buffer is 256 b
 _CMDLINE_RE = re.compile(r"^[ -~]*$")
 _UNQUOTABLE = re.compile(r"[\"'$\\`]")
 _STARTING = re.compile(r"Starting kernel")  # U-Boot's last line before any architecture's kernel
-_PRINTED = re.compile(r"(?:Kernel )?[Cc]ommand line: (.*)$")  # U-Boot's, then the kernel's two
+# U-Boot's "Kernel command line:", then the kernel's two prints: the analysis's own pattern
+_PRINTED = next(pattern.regex for pattern in PATTERNS if pattern.name == "cmdline")
 
 
 @dataclass(frozen=True, slots=True)
