@@ -150,7 +150,7 @@ def judge_loader(read: ConsoleRead, dialogue: ConsoleDialogue, given: str) -> No
     """Mark ``read`` a boot loader error where the boot through U-Boot's prompt did not boot the
     command line ``given``: the dialogue never finished, U-Boot's prompt came back, or the boot
     printed another command line (a boot command that sets ``bootargs`` itself)."""
-    if read.outcome is Outcome.LOADER_ERROR or (read.outcome is Outcome.TIMEOUT and dialogue.failed):
+    if read.outcome is Outcome.LOADER_ERROR:  # the console read saw the prompt come back
         last = next((line.text.strip() for line in reversed(read.lines) if line.text.strip()), "")
         read.outcome = Outcome.LOADER_ERROR
         read.reason = f"U-Boot's prompt came back after the boot command: {last[:200]}"
