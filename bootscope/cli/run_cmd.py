@@ -135,7 +135,10 @@ def run(
     a machine over SSH (ssh://USER@HOST), reboot after reboot; or boot a board from power-on through
     labgrid (labgrid:ENV.yaml[:TARGET])."""
     as_json = options.check_format(fmt, options.TABLE_JSON) == "json"
-    if kernel is not None and kernel.startswith("labgrid:"):
+    from bootscope.lab.where import LABGRID, QEMU, SSH, kind_of
+
+    kind = kind_of(kernel).name if kernel is not None else QEMU
+    if kernel is not None and kind == LABGRID:
         from bootscope.cli.board_run import run_board_cli
         from bootscope.usecases.board import BoardRequest
 
@@ -144,7 +147,7 @@ def run(
             kernel, reboot or "cold", samples, warmup, seed, timeout, marker, tuple(variant or ())
         )
         return run_board_cli(board, db, as_json, meta or (), qemu_options=qemu or plan_file is not None)
-    if kernel is not None and kernel.startswith("ssh://"):
+    if kernel is not None and kind == SSH:
         ssh_run.run_ssh(
             ssh_run.SshOptions(
                 target=kernel, reboot=reboot, console=console, console_device=console_device, baud=baud,

@@ -105,8 +105,8 @@ def tune(
     from bootscope.amounts import parse_amount
     from bootscope.lab.plans.settings import GivenSettings
     from bootscope.lab.progress import RichReporter, SilentReporter
+    from bootscope.lab.where import LABGRID, kind_of, stored_where
     from bootscope.store import Store
-    from bootscope.usecases.tune.board import is_board
     from bootscope.usecases.tune.request import TuneRequest
     from bootscope.usecases.tune.search import resume_tune, tune_target
     from bootscope.usecases.tune.ssh import ssh_options
@@ -121,18 +121,19 @@ def tune(
         raise InputError("give a KERNEL (path or debian:cloud) or --image NAME to tune, or --resume ID")
     metric = metric or (LOGIN_PROMPT_S if image else DEFAULT_METRIC)
     floor, fraction = parse_amount(min_saving, "s", "--min-saving")
-    board = kernel if kernel and is_board(kernel) else None
     machine = ssh_options(
         kernel, console, console_device, baud, identity, known_hosts, no_checks, yes_this_machine
     )
+    if kernel and kind_of(kernel).name == LABGRID:
+        machine = stored_where(kernel)  # checked after --reboot (tune_target)
     request = TuneRequest(
-        kernel="" if board or machine else kernel or "", image=image, board=board, tries=tuple(tries or ()),
+        kernel="" if machine else kernel or "", image=image, where=machine, tries=tuple(tries or ()),
         append=append, metric=metric,
         boots_per_arm=n, alpha=alpha, budget=budget,
         min_saving=None if floor is None else abs(floor), min_saving_fraction=abs(fraction or 0.01),
         allow=tuple(allow or ()), only=tuple(only or ()), machine={"smp": smp, "mem": mem, "icount": icount},
         settings=GivenSettings(seed=seed, timeout_s=timeout, accel=accel, jobs=jobs, warmup_per_variant=0),
-        ssh=machine, reboot=reboot,
+        reboot=reboot, no_checks=no_checks, yes_this_machine=yes_this_machine,
     )  # fmt: skip
     reporter = RichReporter() if fmt == "table" else SilentReporter()
     with Store.open(db) as store:

@@ -50,7 +50,7 @@ class RunResult:
 
 def start(
     workload: Workload,
-    target: Target,
+    target: Target | None,
     store: Store,
     reporter: Reporter | None = None,
     stop_rule: StopRule | None = None,
@@ -60,8 +60,9 @@ def start(
     meta: Mapping[str, str] | None = None,
 ) -> RunResult:
     """Create the experiment for ``workload`` in ``store`` (labelled ``meta``: ``--meta`` KEY=VALUE)
-    and run it on ``target`` (or on the place the workload's plan names, see
-    :func:`bootscope.lab.targets.target_for`); return how it ended.
+    and run it on the place the workload's plan names (opened here and closed at the end; ``target``:
+    that place already open, a test's fake, see :func:`bootscope.lab.targets.target_for`); return
+    how it ended.
     ``stop_rule`` overrides the rule the settings name; setting ``cancel`` stops the run as Ctrl-C
     does; ``reprobe`` redoes a remembered KVM probe; ``executor`` says where slots run (default:
     this host's threads). Raises BootError/InputError before anything is stored (no kernel, bad
@@ -91,16 +92,16 @@ def start(
 def resume(
     experiment_id: int | str,
     store: Store,
-    target: Target,
+    target: Target | None,
     reporter: Reporter | None = None,
     stop_rule: StopRule | None = None,
     cancel: threading.Event | None = None,
     executor: Executor | None = None,
 ) -> RunResult:
     """Run the slots of a stored experiment that are not complete (same plan, seed, order and
-    accelerator) with ``executor`` (default: this host's threads; it may differ from the one that
-    started it); return how it ended. Raises like :func:`start`, and InputError for a stored plan
-    this bootscope cannot read."""
+    accelerator) on the place its plan names (``target``: as for :func:`start`) with ``executor``
+    (default: this host's threads; it may differ from the one that started it); return how it ended.
+    Raises like :func:`start`, and InputError for a stored plan this bootscope cannot read."""
     reporter = reporter or SilentReporter()
     experiment = store.experiment(experiment_id)
     if experiment.status == STATUS_COMPLETE:

@@ -9,23 +9,20 @@ it, or resumes a stored one on the place its plan names.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from bootscope.errors import InputError
 from bootscope.lab import runner
 from bootscope.lab.executors import open_executor
-from bootscope.lab.plans.board import parse_board
 from bootscope.lab.plans.boot import resolve_seed
-from bootscope.lab.plans.latency import LABGRID_SCHEME, LatencyPlan, build_latency_plan, duration_s
+from bootscope.lab.plans.latency import LatencyPlan, build_latency_plan, duration_s
 from bootscope.lab.plans.latency_tools import LatencySettings
 from bootscope.lab.progress import Reporter
 from bootscope.lab.runner import RunResult
-from bootscope.lab.targets.qemu import LocalQemu
-from bootscope.lab.targets.ssh_client import is_ssh_url, parse_ssh_url
+from bootscope.lab.where import kind_of, parse_where
 from bootscope.lab.workloads.latency import LatencyWorkload
 from bootscope.store import Store
-from bootscope.usecases.board import provide_example_paths
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,15 +50,18 @@ class LatencyRequest:
 
 
 def latency_plan(request: LatencyRequest) -> LatencyPlan:
-    """Return the plan ``request`` describes (an SSH TARGET checked and written as its URL). Raises
-    InputError for bad options, a bad URL or a missing key file."""
+    """Return the plan ``request`` describes (a machine's TARGET checked and written as stored: an
+    SSH URL with its key files absolute, a board by its environment's absolute path). Raises
+    InputError for bad options, a bad URL or a missing key or environment file."""
     target = request.target or ""
     identity = known_hosts = None
-    if is_ssh_url(target):
-        address = parse_ssh_url(target, request.identity, request.known_hosts)
-        target = address.url
-        identity = str(address.identity) if address.identity else None
-        known_hosts = str(address.known_hosts) if address.known_hosts else None
+    if kind_of(target).machine:
+        where = parse_where(
+            target,
+            str(request.identity) if request.identity else None,
+            str(request.known_hosts) if request.known_hosts else None,
+        )
+        target, identity, known_hosts = where.address, where.identity, where.known_hosts
     base = LatencySettings(
         tool=request.tool,
         duration_s=duration_s(request.duration),
@@ -109,13 +109,8 @@ def run_latency(
         )
     with Store.open(db) as store, open_executor(executor_spec) as executor:
         if resume is not None:
-            return runner.resume(resume, store, LocalQemu(), reporter, cancel=cancel, executor=executor)
-        # The runner opens the machine the plan names (this host, an SSH machine); a guest boots on
-        # QEMU here.
-        if (request.target or "").startswith(LABGRID_SCHEME):
-            # the board named by its environment's absolute path (--resume from anywhere); the example
-            # boards' kernel and initramfs provided
-            request = replace(request, target=parse_board(request.target or "").url)
-            provide_example_paths(request.target or "")
+            return runner.resume(resume, store, None, reporter, cancel=cancel, executor=executor)
+        # The runner opens the machine the plan names (this host, an SSH machine, a board); a guest
+        # boots on QEMU here.
         workload = LatencyWorkload(latency_plan(request))
-        return runner.start(workload, LocalQemu(), store, reporter, cancel=cancel, executor=executor)
+        return runner.start(workload, None, store, reporter, cancel=cancel, executor=executor)

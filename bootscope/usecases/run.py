@@ -25,7 +25,7 @@ from bootscope.lab.plans.ssh import SshPlan
 from bootscope.lab.plans.stopping import StopRule
 from bootscope.lab.progress import Reporter
 from bootscope.lab.runner import RunResult
-from bootscope.lab.targets.qemu import LocalQemu, Target
+from bootscope.lab.targets.base import Target
 from bootscope.lab.workloads.boot import BootWorkload
 from bootscope.lab.workloads.kexec import KexecWorkload
 from bootscope.store import Store
@@ -63,9 +63,7 @@ def start_experiment(
     fails, KeyboardInterrupt on Ctrl-C (after marking the experiment interrupted). ``reprobe``
     redoes a remembered KVM probe."""
     workload = BootWorkload(plan)
-    return runner.start(
-        workload, target or LocalQemu(), store, reporter, stop_rule, cancel, reprobe, executor, meta
-    )
+    return runner.start(workload, target, store, reporter, stop_rule, cancel, reprobe, executor, meta)
 
 
 def resume_experiment(
@@ -80,7 +78,7 @@ def resume_experiment(
     """Run the slots of a stored experiment (a boot or a kexec run) that are not complete yet, with
     the same plan, seed, order and accelerator, on ``executor`` (any: a run started locally can end
     on Dask); return how it ended. Raises like :func:`start_experiment`."""
-    return runner.resume(experiment_id, store, target or LocalQemu(), reporter, stop_rule, cancel, executor)
+    return runner.resume(experiment_id, store, target, reporter, stop_rule, cancel, executor)
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,7 +182,7 @@ def start_kexec(
     host), every kernel stored as soon as it is complete; return how it ended (``boots_run`` counts
     stored kernels, ``notes`` name ignored options). Raises like :func:`start_experiment`."""
     workload = KexecWorkload(plan)
-    return runner.start(workload, target or LocalQemu(), store, reporter, None, cancel, reprobe, executor)
+    return runner.start(workload, target, store, reporter, None, cancel, reprobe, executor)
 
 
 def start_ssh(
@@ -203,4 +201,4 @@ def start_ssh(
     # (SshWorkload.where) unless ``target`` is that machine.
     from bootscope.lab.workloads.ssh import SshWorkload
 
-    return runner.start(SshWorkload(plan), target or LocalQemu(), store, reporter, None, cancel)
+    return runner.start(SshWorkload(plan), target, store, reporter, None, cancel)

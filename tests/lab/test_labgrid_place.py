@@ -24,7 +24,7 @@ import pytest
 
 from bootscope.lab.targets.qemu import LocalQemu
 from bootscope.store import Store
-from bootscope.usecases.board import INITRD_VARIABLE, KERNEL_VARIABLE
+from bootscope.lab.targets.labgrid_examples import INITRD_VARIABLE, KERNEL_VARIABLE
 
 ROOT = Path(__file__).resolve().parents[2]
 PLACE = "bootscope-board"

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from bootscope.store import Store
-from bootscope.usecases.board import KERNEL_VARIABLE, SHELL_INITRD_VARIABLE
+from bootscope.lab.targets.labgrid_examples import KERNEL_VARIABLE, SHELL_INITRD_VARIABLE
 from tests.cli_here import run_in_process
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -27,8 +27,9 @@ from bootscope.lab.plans.settings import (
     stored_slots_a_round,
 )
 from bootscope.lab.plans.variants import OptionTable
+from bootscope.lab.where import LABGRID, kind_named, kind_of
 
-LABGRID_PREFIX = "labgrid:"
+LABGRID_PREFIX = kind_named(LABGRID).scheme
 REBOOT_COLD = "cold"
 REBOOT_WARM = "warm"
 REBOOT_KEXEC = "kexec"
@@ -53,7 +54,7 @@ class BoardSpec:
 def parse_board(text: str) -> BoardSpec:
     """Return the board ``labgrid:ENV.yaml[:TARGET]`` names (TARGET defaults to ``main``). Raises
     InputError for another scheme, a missing environment file or an empty target name."""
-    if not text.startswith(LABGRID_PREFIX):
+    if kind_of(text).name != LABGRID:
         raise InputError(f"{text!r} is not a labgrid board: give labgrid:ENV.yaml[:TARGET]")
     rest = text.removeprefix(LABGRID_PREFIX)
     path, target = rest, DEFAULT_TARGET

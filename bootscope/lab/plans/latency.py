@@ -24,11 +24,9 @@ from bootscope.errors import InputError
 from bootscope.lab.plans.latency_tools import LatencySettings, check_settings
 from bootscope.lab.plans.settings import RunSettings
 from bootscope.lab.plans.variants import OptionTable, parse_variant, whole_number
+from bootscope.lab.where import LOCAL, kind_of
 from bootscope.stats.latency import MIN_EXCEEDANCES, enough_exceedances
 
-LOCAL = "local"
-SSH_SCHEME = "ssh://"
-LABGRID_SCHEME = "labgrid:"
 # The settings that must match across variants for a like-for-like comparison.
 COMPARABLE_SETTINGS = ("interval_us", "priority", "threads", "affinity", "duration_s", "histogram_us",
                        "main_cpu", "load")  # fmt: skip
@@ -61,8 +59,8 @@ class LatencyVariant:
 
 def is_machine(target: str) -> bool:
     """Return True when TARGET names a machine that runs the tools itself: ``local``, an SSH URL or a
-    labgrid board (``labgrid:ENV[:TARGET]``, through its shell)."""
-    return target == LOCAL or target.startswith((SSH_SCHEME, LABGRID_SCHEME))
+    labgrid board (``labgrid:ENV[:TARGET]``, through its shell): its kind's ``runs_tools``."""
+    return kind_of(target).runs_tools
 
 
 def duration_s(text: Any) -> int:

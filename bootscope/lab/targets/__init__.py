@@ -1,55 +1,38 @@
 """Targets: where a workload measures (see :mod:`bootscope.lab.targets.base` for the capabilities).
 
-This package's face opens the target a plan names: :func:`open_target` builds it from a stored
-:class:`~bootscope.lab.targets.base.TargetSpec`, and :func:`target_for` picks, for a workload, the
-target given (when it is the one the plan names, or the plan names none) or the one the plan names,
-so that ``--resume`` and a remote worker reach the same machine as the run's start did.
+This package's face opens the target a plan names: :func:`open_target` builds it from the plan's
+:class:`~bootscope.lab.where.Where` through the registry of kinds (:data:`bootscope.lab.where.KINDS`),
+and :func:`target_for` picks, for a workload, the target given (when it is the place the plan names,
+or any target that boots guests for a QEMU plan) or the one the plan names, so that ``--resume`` and
+a remote worker reach the same machine as the run's start did, and no caller hands the runner a
+placeholder.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import cast
 
-from bootscope.lab.targets.base import Target, TargetSpec
-
-LOCAL = "local"
-LABGRID = "labgrid:"
+from bootscope.lab.targets.base import Target
+from bootscope.lab.where import QEMU, Where, open_where
 
 
-def open_target(spec: TargetSpec) -> Target:
-    """Return the target ``spec`` names: this host for ``local``, a labgrid board for
-    ``labgrid:ENV[:TARGET]``, else the SSH machine of its URL. Raises InputError for a bad URL, a
-    missing key or environment file."""
-    if spec.where == LOCAL:
-        from bootscope.lab.targets.localhost import LocalHost
-
-        return LocalHost()
-    if spec.where.startswith(LABGRID):
-        from bootscope.lab.targets.labgrid_board import LabgridBoard
-
-        return LabgridBoard(spec.where)
-    # Imported here: a QEMU or local run never needs the SSH client side.
-    from bootscope.lab.targets.ssh_client import parse_ssh_url
-    from bootscope.lab.targets.ssh_machine import SshMachine
-
-    address = parse_ssh_url(
-        spec.where,
-        Path(spec.identity) if spec.identity else None,
-        Path(spec.known_hosts) if spec.known_hosts else None,
-    )
-    return SshMachine(address, spec.console)
+def open_target(where: Where) -> Target:
+    """Return the target ``where`` names, opened by its kind's module: this host's QEMU, this host,
+    an SSH machine, a labgrid board. Raises InputError for a bad address or a missing key or
+    environment file, BootError for files a board asks for that cannot be provided."""
+    return cast(Target, open_where(where))
 
 
-def target_for(spec: TargetSpec | None, given: Target) -> Target:
-    """Return where a plan that names ``spec`` runs: ``given`` when the plan names no place (a QEMU
-    plan: any target that boots guests) or ``given`` is that place (its name is the plan's, e.g. a
-    test's fake machine), else the target :func:`open_target` opens. Raises like it."""
-    if spec is None or given.name == spec.where:
+def target_for(where: Where, given: Target | None) -> Target:
+    """Return where a plan that names ``where`` runs: ``given`` when it is that place (its name is
+    the plan's address, e.g. a test's fake machine) or the plan boots guests (any target that boots
+    them: a test's fake QEMU), else the target :func:`open_target` opens. Raises like it."""
+    if given is not None and (where.kind == QEMU or given.name == where.address):
         return given
-    return open_target(spec)
+    return open_target(where)
 
 
-def close_opened(target: Target, given: Target) -> None:
+def close_opened(target: Target, given: Target | None) -> None:
     """Close ``target`` when :func:`target_for` opened it (it is not ``given``) and it has something
     to let go of (a labgrid board: its power and its places); a given target is its owner's to close."""
     if target is given:

@@ -292,14 +292,3 @@ def rebooting(target: Target, who: str) -> Reboots:
         require(target, (REBOOTS,), who)
         raise AssertionError  # pragma: no cover - require raised
     return target
-
-
-@dataclass(frozen=True, slots=True)
-class TargetSpec:
-    """Where a plan says it runs, as stored: ``local`` (this host) or an SSH URL with its key,
-    known-hosts file and console command (see :func:`bootscope.lab.targets.open_target`)."""
-
-    where: str
-    identity: str | None = None
-    known_hosts: str | None = None
-    console: str | None = None

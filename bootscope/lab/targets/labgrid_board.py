@@ -25,6 +25,7 @@ import contextlib
 import re
 import sys
 import time
+from dataclasses import replace
 from typing import Any
 
 from bootscope.errors import BootError
@@ -45,6 +46,7 @@ from bootscope.lab.targets.labgrid_uboot import (
     uboot_prompt_of,
 )
 from bootscope.lab.targets.machine_facts import RemoteLoad
+from bootscope.lab.where import Where
 from bootscope.model import Boot, Outcome
 
 SHELL_WAIT_S = 300.0  # a board switched on for commands: how long its shell may take to answer
@@ -395,3 +397,20 @@ class LabgridBoard:
                 target.deactivate_all_drivers()
         for problem in self._holds.release():
             print(f"bootscope: warning: {problem}", file=sys.stderr)
+
+
+def check_where(where: Where) -> Where:
+    """Return ``where`` with the board named by its environment's absolute path
+    (``labgrid:ENV:TARGET``: ``--resume`` finds it from anywhere); raises InputError for a missing
+    environment file or an empty target name."""
+    return replace(where, address=parse_board(where.address).url)
+
+
+def open_where(where: Where) -> LabgridBoard:
+    """Return the board ``where`` names, the files its environment asks bootscope for provided first
+    (:func:`bootscope.lab.targets.labgrid_examples.provide_example_paths`); raises InputError for a
+    bad board, BootError when a file it asks for cannot be fetched or built."""
+    from bootscope.lab.targets.labgrid_examples import provide_example_paths
+
+    provide_example_paths(where.address)
+    return LabgridBoard(where.address)

@@ -20,6 +20,7 @@ from bootscope.errors import BootError
 from bootscope.lab.hostinfo import host_info
 from bootscope.lab.plans.latency_tools import LOADS, load_argv, preemption_from
 from bootscope.lab.targets.base import CommandOutput
+from bootscope.lab.where import Where
 
 __all__ = ["LOADS", "CommandOutput", "LocalHost", "preemption_model"]
 
@@ -97,3 +98,13 @@ class LocalHost:
             "idle_governor": _read("/sys/devices/system/cpu/cpuidle/current_governor_ro"),
             "cpus": os.cpu_count(),
         }
+
+
+def check_where(where: Where) -> Where:
+    """Return ``where`` (``local``: nothing to check): the local kind's row of the registry."""
+    return where
+
+
+def open_where(where: Where) -> LocalHost:
+    """Return this host as the target ``where`` (``local``) names."""
+    return LocalHost()

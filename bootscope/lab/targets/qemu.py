@@ -21,6 +21,7 @@ from bootscope.lab.qemu.kexec_chain import build_chain_initramfs
 from bootscope.lab.qemu.process import BootConfig, boot_once, validate
 from bootscope.lab.qemu.root_initramfs import RootInitramfs, build_root_initramfs
 from bootscope.lab.targets.base import BootsGuests, LineCallback, StartCallback, Target
+from bootscope.lab.where import Where
 from bootscope.model import Boot
 from bootscope.parse.patterns import PANIC_RE
 
@@ -93,3 +94,13 @@ class LocalQemu:
     def host_info(self) -> dict[str, Any]:
         """Return this host's description (hostname, CPU, cores, kernel, QEMU and bootscope versions)."""
         return host_info()
+
+
+def check_where(where: Where) -> Where:
+    """Return ``where`` (a kernel booted in a guest here: its kernel is checked when the plan is)."""
+    return where
+
+
+def open_where(where: Where) -> LocalQemu:
+    """Return this host's QEMU, the target a guest plan boots on."""
+    return LocalQemu()

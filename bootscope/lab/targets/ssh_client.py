@@ -21,8 +21,9 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from bootscope.errors import BootError, InputError
+from bootscope.lab.where import SSH, kind_named, kind_of
 
-SCHEME = "ssh://"
+SCHEME = kind_named(SSH).scheme
 # ssh's own exit status when it (not the remote command) failed: no connection, no authentication.
 SSH_FAILED = 255
 _USER_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$")
@@ -70,8 +71,8 @@ class SshResult:
 
 
 def is_ssh_url(text: str | None) -> bool:
-    """Return True if ``text`` names an SSH target (``ssh://...``)."""
-    return text is not None and text.startswith(SCHEME)
+    """Return True if ``text`` names an SSH target (``ssh://...``): its kind is the SSH row's."""
+    return text is not None and kind_of(text).name == SSH
 
 
 def parse_ssh_url(text: str, identity: Path | None = None, known_hosts: Path | None = None) -> SshAddress:

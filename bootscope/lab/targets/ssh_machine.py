@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import shlex
 import time
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from bootscope.errors import BootError
@@ -31,9 +33,11 @@ from bootscope.lab.targets.ssh_client import (
     SshAddress,
     SshResult,
     first_error_line,
+    parse_ssh_url,
     refusal,
     run_ssh,
 )
+from bootscope.lab.where import Where
 from bootscope.model import LogLine
 
 PROBE_TIMEOUT_S = 30.0  # one probe may take this long (a TCG guest on a busy host is slow to answer)
@@ -190,3 +194,29 @@ class SshMachine:
         if not done.ok:
             raise BootError(f"{self.url}: cannot read the machine's facts: {first_error_line(done)}")
         return kernel_facts_from(done.stdout)
+
+
+def _address(where: Where) -> SshAddress:
+    return parse_ssh_url(
+        where.address,
+        Path(where.identity) if where.identity else None,
+        Path(where.known_hosts) if where.known_hosts else None,
+    )
+
+
+def check_where(where: Where) -> Where:
+    """Return ``where`` with its URL written as stored (``ssh://USER@HOST[:PORT]``) and its key and
+    known_hosts files made absolute; raises InputError for a bad URL or a missing file."""
+    address = _address(where)
+    return replace(
+        where,
+        address=address.url,
+        identity=str(address.identity) if address.identity else None,
+        known_hosts=str(address.known_hosts) if address.known_hosts else None,
+    )
+
+
+def open_where(where: Where) -> SshMachine:
+    """Return the machine ``where`` names, its console read by ``where.console`` (if any); raises
+    InputError for a bad URL or a missing file."""
+    return SshMachine(_address(where), where.console)

@@ -20,7 +20,8 @@ from bootscope.lab.plans.board import REBOOT_COLD, REBOOT_KEXEC, BoardPlan, boar
 from bootscope.lab.plans.schedule import Slot
 from bootscope.lab.plans.settings import RunSettings
 from bootscope.lab.qemu.accel import AccelChoice
-from bootscope.lab.targets.base import POWERS_ON, Target, TargetSpec, powered
+from bootscope.lab.targets.base import POWERS_ON, Target, powered
+from bootscope.lab.where import Where, stored_where
 from bootscope.lab.workloads.protocol import SlotRun
 from bootscope.lab.workloads.ssh_timeline import Timeline, console_marks, reboot_metrics
 from bootscope.metrics import (
@@ -86,9 +87,9 @@ class BoardWorkload:
         """No variant asks for a labelled worker."""
         return ()
 
-    def where(self) -> TargetSpec | None:
+    def where(self) -> Where:
         """Return the board the plan names."""
-        return TargetSpec(self.plan.board)
+        return stored_where(self.plan.board)
 
     def document(self) -> dict[str, Any]:
         """Return the plan as stored with the experiment."""

@@ -25,7 +25,8 @@ from bootscope.lab.qemu.guest_clock import round_rtc_base
 from bootscope.lab.qemu.image import Image
 from bootscope.lab.qemu.process import BootConfig
 from bootscope.lab.qemu.root_initramfs import RootInitramfs
-from bootscope.lab.targets.base import BOOTS_GUESTS, BootsGuests, Target, TargetSpec, guests
+from bootscope.lab.targets.base import BOOTS_GUESTS, BootsGuests, Target, guests
+from bootscope.lab.where import QEMU_PLACE, Where
 from bootscope.lab.workloads.protocol import SlotRun
 from bootscope.metrics import BOOT_METRICS, BOOT_STOP_METRIC, IMAGE_METRICS, INITRD_S, KERNEL_INIT_S
 from bootscope.store.records import BootRecord, VariantRecord
@@ -84,9 +85,9 @@ class BootWorkload:
         """The labels the variant's ``on=KEY=VALUE`` options name."""
         return next((spec.on for spec in self.plan.variants if spec.name == variant), ())
 
-    def where(self) -> TargetSpec | None:
-        """No place of its own: any target that boots guests."""
-        return None
+    def where(self) -> Where:
+        """No place of its own: any target that boots guests (this host's QEMU by default)."""
+        return QEMU_PLACE
 
     def document(self) -> dict[str, Any]:
         """Return the plan as stored with the experiment."""

@@ -24,8 +24,9 @@ from bootscope.lab.plans.settings import RunSettings
 from bootscope.lab.qemu import kexec_chain as chain
 from bootscope.lab.qemu.accel import AccelChoice
 from bootscope.lab.qemu.process import build_command
-from bootscope.lab.targets.base import BOOTS_GUESTS, BootsGuests, Target, TargetSpec, guests
+from bootscope.lab.targets.base import BOOTS_GUESTS, BootsGuests, Target, guests
 from bootscope.lab.targets.qemu import LocalQemu
+from bootscope.lab.where import QEMU_PLACE, Where
 from bootscope.lab.workloads.protocol import SlotRun
 from bootscope.metrics import KEXEC_DOWNTIME_S
 from bootscope.model import Boot, LogLine, Outcome
@@ -194,9 +195,9 @@ class KexecWorkload:
         """No variant asks for a labelled worker."""
         return ()
 
-    def where(self) -> TargetSpec | None:
-        """No place of its own: any target that boots guests."""
-        return None
+    def where(self) -> Where:
+        """No place of its own: any target that boots guests (this host's QEMU by default)."""
+        return QEMU_PLACE
 
     def document(self) -> dict[str, Any]:
         """Return the plan as stored with the experiment."""

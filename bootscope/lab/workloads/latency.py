@@ -25,7 +25,8 @@ from bootscope.lab.plans.latency import (
 from bootscope.lab.plans.schedule import Slot
 from bootscope.lab.plans.settings import RunSettings
 from bootscope.lab.qemu.accel import AccelChoice
-from bootscope.lab.targets.base import BOOTS_GUESTS, RUNS_COMMANDS, Target, TargetSpec, guests
+from bootscope.lab.targets.base import BOOTS_GUESTS, RUNS_COMMANDS, Target, guests
+from bootscope.lab.where import QEMU_PLACE, Where, stored_where
 from bootscope.lab.workloads.latency_place import LatencyPlace, place_for
 from bootscope.lab.workloads.latency_record import record_from_transcript
 from bootscope.lab.workloads.protocol import SlotRun
@@ -101,11 +102,12 @@ class LatencyWorkload:
         """No variant asks for a labelled worker."""
         return ()
 
-    def where(self) -> TargetSpec | None:
-        """Return the machine the plan names (this host, an SSH machine), None for guests."""
+    def where(self) -> Where:
+        """Return the machine the plan names (this host, an SSH machine, a board), this host's QEMU
+        for guests."""
         if self.guest:
-            return None
-        return TargetSpec(self.plan.variants[0].kernel, self.plan.identity, self.plan.known_hosts)
+            return QEMU_PLACE
+        return stored_where(self.plan.variants[0].kernel, self.plan.identity, self.plan.known_hosts)
 
     def document(self) -> dict[str, Any]:
         """Return the plan as stored with the experiment."""

@@ -19,7 +19,8 @@ from typing import Any, ClassVar, Protocol
 from bootscope.lab.plans.schedule import Slot
 from bootscope.lab.plans.settings import RunSettings
 from bootscope.lab.qemu.accel import AccelChoice
-from bootscope.lab.targets.base import LineCallback, StartCallback, Target, TargetSpec
+from bootscope.lab.targets.base import LineCallback, StartCallback, Target
+from bootscope.lab.where import Where
 from bootscope.model import LogLine
 from bootscope.store.records import BootRecord, VariantRecord
 
@@ -86,8 +87,9 @@ class Workload(Protocol):
         """Return the labels (KEY, VALUE) a Dask worker must carry to measure ``variant`` (a host
         kernel, seed 001); empty: any worker, or this host."""
 
-    def where(self) -> TargetSpec | None:
-        """Return the place the plan names (this host, an SSH machine), None for any target."""
+    def where(self) -> Where:
+        """Return the place the plan names (this host, an SSH machine, a board; for guests this
+        host's QEMU, where any target that boots guests will do)."""
 
     def document(self) -> dict[str, Any]:
         """Return the plan as JSON (stored with the experiment; ``from_document`` reads it back)."""

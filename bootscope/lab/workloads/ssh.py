@@ -26,8 +26,9 @@ from bootscope.lab.plans.schedule import Slot
 from bootscope.lab.plans.settings import RunSettings
 from bootscope.lab.plans.ssh import REBOOT_KEXEC, SshPlan, SshVariant, ssh_plan_from_dict
 from bootscope.lab.qemu.accel import AccelChoice
-from bootscope.lab.targets.base import REBOOTS, Target, TargetSpec, rebooting
+from bootscope.lab.targets.base import REBOOTS, Target, rebooting
 from bootscope.lab.targets.ssh_check import kexec_refusal
+from bootscope.lab.where import Where, stored_where
 from bootscope.lab.workloads.protocol import SlotRun
 from bootscope.lab.workloads.ssh_reboot import measure_reboot
 from bootscope.metrics import KEXEC_DOWNTIME_S, REBOOT_DOWNTIME_S
@@ -99,10 +100,10 @@ class SshWorkload:
         """No variant asks for a labelled worker."""
         return ()
 
-    def where(self) -> TargetSpec | None:
+    def where(self) -> Where:
         """Return the machine the plan names, with its key, known_hosts file and console."""
         plan = self.plan
-        return TargetSpec(plan.target, plan.identity, plan.known_hosts, plan.console)
+        return stored_where(plan.target, plan.identity, plan.known_hosts, plan.console)
 
     def document(self) -> dict[str, Any]:
         """Return the plan as stored with the experiment."""

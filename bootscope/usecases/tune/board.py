@@ -16,63 +16,57 @@ booted in QEMU. Every stage is a board run labelled as any tune run, so Ctrl-C, 
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from bootscope import defaults
 from bootscope.errors import BootError, InputError
 from bootscope.lab import runner
 from bootscope.lab.plans.board import (
     BOARD_TIMEOUT_S,
-    LABGRID_PREFIX,
     REBOOT_COLD,
     REBOOT_KEXEC,
     BoardPlan,
     BoardVariant,
-    parse_board,
 )
 from bootscope.lab.plans.boot import Plan
 from bootscope.lab.progress import Reporter
-from bootscope.lab.targets.labgrid_board import LabgridBoard
-from bootscope.lab.targets.qemu import LocalQemu
+from bootscope.lab.targets import open_target
+from bootscope.lab.targets.base import powered
+from bootscope.lab.where import Where, parse_where
 from bootscope.lab.workloads.board import BoardWorkload
 from bootscope.store import Store
-from bootscope.usecases.board import provide_example_paths
 from bootscope.usecases.tune.knob import words_of
 from bootscope.usecases.tune.request import TuneRequest, qemu_options_given
 from bootscope.usecases.tune.screen import Runner
 
 
-def is_board(kernel: str) -> bool:
-    """Whether ``kernel`` names a labgrid board (``labgrid:ENV[:TARGET]``) rather than a kernel."""
-    return kernel.startswith(LABGRID_PREFIX)
-
-
 def board_request(request: TuneRequest) -> TuneRequest:
-    """Return ``request`` for the board its ``board`` names (absolute), its ``append`` the board's own
+    """Return ``request`` for the board its ``where`` names, its ``append`` the board's own
     command line read on the board (switched on, then off) with the words asked for added: the
     baseline every knob is applied to. Raises InputError for a bad board or an option a board has no
     use for, BootError when labgrid cannot reach the board or its shell."""
-    assert request.board is not None
-    url = parse_board(request.board).url
+    assert request.where is not None
+    board = parse_where(request.where.address)  # the environment's absolute path: resumed from anywhere
     given = qemu_options_given(request)
     if given:
         raise InputError(
             f"--{given[0]} is a QEMU guest's option: a board boots its own kernel on its own machine"
         )
-    provide_example_paths(url)
     timeout_s = request.settings.timeout_s or BOARD_TIMEOUT_S
-    own = board_command_line(url, cold=request.reboot == REBOOT_COLD, timeout_s=timeout_s)
+    own = board_command_line(board, cold=request.reboot == REBOOT_COLD, timeout_s=timeout_s)
     words = words_of(own) + [w for w in words_of(request.append) if w not in words_of(own)]
-    return replace(request, board=url, append=" ".join(words))
+    return replace(request, where=board, append=" ".join(words))
 
 
-def board_command_line(board: str, cold: bool = False, timeout_s: float = BOARD_TIMEOUT_S) -> str:
+def board_command_line(board: Where, cold: bool = False, timeout_s: float = BOARD_TIMEOUT_S) -> str:
     """Return the command line board ``board`` boots with from power-on: its ``/proc/cmdline``, read on
     its shell after switching it on (it is switched off after). With ``cold`` (a tune from power-on)
     the board must take a cold boot's command line (its power driver, or U-Boot's prompt), checked
     before it is switched on, and its own is the power driver's or what a boot from power-on
-    (``timeout_s`` at most) prints (:meth:`LabgridBoard.boot_command_line`). Raises BootError when
+    (``timeout_s`` at most) prints (``LabgridBoard.boot_command_line``). Raises BootError when
     labgrid cannot reach the board or its shell, or ``cold`` and it takes no command line."""
-    target = LabgridBoard(board)
+    opened = open_target(board)
+    target: Any = powered(opened, "tune")
     try:
         if cold:
             target.check_boot_args()
@@ -82,7 +76,7 @@ def board_command_line(board: str, cold: bool = False, timeout_s: float = BOARD_
     finally:
         target.close()
     if not line:
-        raise BootError(f"labgrid: {board}: /proc/cmdline read empty on the board's shell")
+        raise BootError(f"labgrid: {board.address}: /proc/cmdline read empty on the board's shell")
     return str(line).strip()
 
 
@@ -91,10 +85,9 @@ def board_runner(request: TuneRequest, store: Store, reporter: Reporter | None) 
     reboot of ``request.reboot``'s kind (default kexec; cold: from power-on) with the variant's
     command line (its ``append``, the whole line), the plan's seed, boots and warm-ups, one boot's
     timeout ``request``'s (default BOARD_TIMEOUT_S)."""
-    assert request.board is not None
-    board = request.board
+    assert request.where is not None
+    board = request.where.address
     reboot = REBOOT_COLD if request.reboot == REBOOT_COLD else REBOOT_KEXEC
-    provide_example_paths(board)
 
     def boot(plan: Plan, meta: dict[str, str]) -> int:
         variants = tuple(BoardVariant(v.name, reboot, cmdline=v.append) for v in plan.variants)
@@ -109,6 +102,6 @@ def board_runner(request: TuneRequest, store: Store, reporter: Reporter | None) 
             slots_a_round=plan.slots_a_round,
         )
         workload = BoardWorkload(board_plan)
-        return runner.start(workload, LocalQemu(), store, reporter, meta=meta).experiment.id
+        return runner.start(workload, None, store, reporter, meta=meta).experiment.id
 
     return boot

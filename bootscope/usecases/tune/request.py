@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bootscope.lab.plans.settings import GivenSettings
+from bootscope.lab.where import LABGRID, SSH, Where, kind_named
 from bootscope.usecases.tune.knob import MACHINE_PREFIX
 
 
@@ -19,10 +20,10 @@ class TuneRequest:
     the risk classes allowed, the knobs named with --only, the machine options every boot gets
     (smp, mem, icount, cpu), the run settings (seed, accel, jobs, timeout), the system image to
     boot (``kernel`` "" for the image's own), the command-line words asked for with --try and the
-    labgrid board whose command line is tuned (``labgrid:ENV:TARGET``) or the machine reached over
-    SSH (``ssh``: ``usecases.tune.ssh.SshTarget.to_dict``; both None: a QEMU guest), every arm a
-    reboot of it of the kind ``reboot`` names (None: kexec; a board may be booted ``cold``, from
-    power-on), ``append`` then its whole baseline command line."""
+    machine whose own command line is tuned (``where``: a labgrid board, a machine over SSH; None: a
+    QEMU guest), every arm a reboot of it of the kind ``reboot`` names (None: kexec; a board may be
+    booted ``cold``, from power-on), ``append`` then its whole baseline command line; an SSH run's
+    switches ``no_checks`` (kexec -i) and ``yes_this_machine`` (this host may be rebooted)."""
 
     kernel: str
     append: str
@@ -38,39 +39,35 @@ class TuneRequest:
     settings: GivenSettings = field(default_factory=GivenSettings)
     image: str | None = None
     tries: tuple[str, ...] = ()
-    board: str | None = None
-    ssh: Mapping[str, Any] | None = None
+    where: Where | None = None
     reboot: str | None = None
+    no_checks: bool = False
+    yes_this_machine: bool = False
 
 
-# How a tune's arms may reboot a board: kexec with each arm's command line, or from power-on with the
-# line given to the power driver (a warm reboot keeps the boot loader's line); a machine over SSH:
-# kexec only (its firmware's reboot keeps the boot loader's line too).
-BOARD_REBOOTS = ("kexec", "cold")
+# Why a kind refuses a way of rebooting each arm (the ways it takes: ``Kind.tune_reboots``)
+_REFUSALS = {
+    LABGRID: "a board's arms boot their own command lines by kexec or cold (from power-on); a warm"
+    " reboot keeps the boot loader's line",
+    SSH: "a machine over SSH is tuned by kexec reboots (its firmware's reboot keeps the boot loader's"
+    " command line; a cold boot needs a labgrid board)",
+}
 
 
 def check_reboot(request: TuneRequest) -> None:
     """Raise InputError when ``request.reboot`` is not a way its target can boot each arm's command
-    line (see BOARD_REBOOTS)."""
+    line (the kind's ``tune_reboots``)."""
     from bootscope.errors import InputError
 
     if request.reboot is None:
         return
-    if request.board:
-        if request.reboot not in BOARD_REBOOTS:
-            raise InputError(
-                f"--reboot {request.reboot}: a board's arms boot their own command lines by kexec or"
-                " cold (from power-on); a warm reboot keeps the boot loader's line"
-            )
-        return
-    if request.ssh:
-        if request.reboot != "kexec":
-            raise InputError(
-                f"--reboot {request.reboot}: a machine over SSH is tuned by kexec reboots (its firmware's"
-                " reboot keeps the boot loader's command line; a cold boot needs a labgrid board)"
-            )
-        return
-    raise InputError(f"--reboot {request.reboot}: only a board (labgrid:) or a machine (ssh://) is rebooted")
+    if request.where is None:
+        raise InputError(
+            f"--reboot {request.reboot}: only a board (labgrid:) or a machine (ssh://) is rebooted"
+        )
+    if request.reboot not in kind_named(request.where.kind).tune_reboots:
+        reason = _REFUSALS.get(request.where.kind, f"a {request.where.kind} machine is not rebooted that way")
+        raise InputError(f"--reboot {request.reboot}: {reason}")
 
 
 # The options only a QEMU guest has: a board or a machine boots its own kernel on its own hardware

@@ -15,6 +15,7 @@ from typing import Any
 from bootscope.errors import InputError
 from bootscope.lab.plans.boot import Plan
 from bootscope.lab.plans.settings import GivenSettings
+from bootscope.lab.where import Where, stored_where
 from bootscope.store import Store
 from bootscope.store.records import STATUS_COMPLETE, ExperimentRecord
 from bootscope.usecases.tune.request import TuneRequest
@@ -31,6 +32,7 @@ def request_document(request: TuneRequest) -> str:
     data = asdict(request)
     data["machine"] = dict(request.machine or {})
     data["settings"] = request.settings.given()
+    data["where"] = asdict(request.where) if request.where is not None else None
     return json.dumps(data, sort_keys=True)
 
 
@@ -42,9 +44,26 @@ def request_from_document(text: str) -> TuneRequest:
         for key in ("allow", "only", "tries"):
             data[key] = tuple(data.get(key, ()))
         data["settings"] = GivenSettings(**data.get("settings", {}))
+        _read_old_where(data)
+        where = data.get("where")
+        data["where"] = Where(**where) if where is not None else None
         return TuneRequest(**data)
     except (ValueError, TypeError) as error:
         raise InputError(f"the stored tune request cannot be read by this bootscope ({error})") from None
+
+
+def _read_old_where(data: dict[str, Any]) -> None:
+    """Turn the machine of a tune stored before ``where`` (``board``: a labgrid URL; ``ssh``: the
+    SSH machine with its run's switches) into ``where`` and the switches, in place."""
+    board = data.pop("board", None)
+    ssh = data.pop("ssh", None)
+    if board:
+        data["where"] = asdict(stored_where(board))
+    elif ssh:
+        machine = stored_where(ssh["url"], ssh.get("identity"), ssh.get("known_hosts"), ssh.get("console"))
+        data["where"] = asdict(machine)
+        data["no_checks"] = bool(ssh.get("no_checks"))
+        data["yes_this_machine"] = bool(ssh.get("yes_this_machine"))
 
 
 def probe_of(store: Store, given: str) -> ExperimentRecord:

@@ -31,10 +31,10 @@ from bootscope.metrics import definition, unit_of
 from bootscope.store import Store
 from bootscope.usecases.run import resume_experiment, start_experiment
 from bootscope.usecases.tune.account import where_saved
-from bootscope.usecases.tune.board import board_request, board_runner
 from bootscope.usecases.tune.catalogue import candidates
 from bootscope.usecases.tune.decide import SAVING, Verdict
 from bootscope.usecases.tune.knob import Knob, compatible, given_knob, knobs_arm
+from bootscope.usecases.tune.machines import adapter_for
 from bootscope.usecases.tune.pareto import FrontPoint, pareto_front
 from bootscope.usecases.tune.request import TuneRequest, check_reboot
 from bootscope.usecases.tune.resume import (
@@ -58,7 +58,6 @@ from bootscope.usecases.tune.screen import (
     plan_of,
     screen,
 )
-from bootscope.usecases.tune.ssh import ssh_request, ssh_runner
 
 TUNED = "tuned"
 MIN_BOOTS_PER_ARM = 4  # the fewest a side that give a 95% interval of a shift (Mann-Whitney)
@@ -104,7 +103,7 @@ class TuneResult:
 def base_spec(request: TuneRequest) -> VariantSpec:
     """Return the baseline's variant: the kernel, the machine options and the command line."""
     # a board or a machine boots its own kernel: the variant names where it runs
-    spec = VariantSpec(name=BASELINE, kernel=request.board or (request.ssh or {}).get("url") or "")
+    spec = VariantSpec(name=BASELINE, kernel=request.where.address if request.where else "")
     if request.image:
         spec = apply_option(spec, "image", request.image)
     if request.kernel:
@@ -161,7 +160,7 @@ def _probe(
         request.metric,
         request.allow,
         request.only,
-        None if request.board or request.ssh else base.qemu_args,
+        None if request.where else base.qemu_args,
     )
     names = {knob.name for knob in knobs}
     knobs += [knob for knob in asked if knob.name not in names]
@@ -209,10 +208,8 @@ def booting(
 ) -> Runner:
     """Return the runner that boots a plan on the one runner (QEMU on this host, or ``executor``;
     the board of ``request`` when it names one: kexec reboots)."""
-    if request is not None and request.board:
-        return board_runner(request, store, reporter)
-    if request is not None and request.ssh:
-        return ssh_runner(request, store, reporter)
+    if request is not None and request.where is not None:
+        return adapter_for(request).runner(request, store, reporter)
 
     def boot(plan: Plan, meta: dict[str, str]) -> int:
         return start_experiment(plan, store, reporter, executor=executor, meta=meta).experiment.id
@@ -226,10 +223,8 @@ def tune_target(request: TuneRequest, store: Store, reporter: Reporter | None = 
     :func:`tune`. Raises like :func:`tune`, and BootError when the board or machine cannot be
     reached."""
     check_reboot(request)
-    if request.board:
-        request = board_request(request)
-    elif request.ssh:
-        request = ssh_request(request)
+    if request.where is not None:
+        request = adapter_for(request).baseline(request)
     return tune(request, store, reporter)
 
 
@@ -276,7 +271,7 @@ def tune(
 
     asked = asked_knobs(request.tries)  # a bad --try word is refused before any boot
     machine = next((k.name for k in asked if k.qemu_args), None)
-    if machine and (request.board or request.ssh):
+    if machine and request.where is not None:
         raise InputError(f"--try {machine}: a QEMU machine knob, and this tune boots no QEMU guest")
     first = runner or booting(store, reporter, executor, request)
     if request.budget is not None and request.budget < 1 + 4 * request.boots_per_arm:

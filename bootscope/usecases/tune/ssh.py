@@ -12,9 +12,8 @@ Ctrl-C, a crash and ``--resume`` keep and reuse every finished reboot.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from bootscope.errors import InputError
 from bootscope.lab import runner
@@ -28,43 +27,16 @@ from bootscope.lab.plans.ssh import (
 )
 from bootscope.lab.progress import Reporter
 from bootscope.lab.targets import open_target
-from bootscope.lab.targets.base import Target, TargetSpec, rebooting
-from bootscope.lab.targets.qemu import LocalQemu
+from bootscope.lab.targets.base import Target, rebooting
 from bootscope.lab.targets.serial_console import device_command
-from bootscope.lab.targets.ssh_client import parse_ssh_url
+from bootscope.lab.where import SSH, Where, kind_of, parse_where
 from bootscope.lab.workloads.ssh import SshWorkload
 from bootscope.store import Store
 from bootscope.usecases.tune.knob import words_of
 from bootscope.usecases.tune.request import TuneRequest, qemu_options_given
 from bootscope.usecases.tune.screen import Runner
 
-SSH_PREFIX = "ssh://"
 _LOADER_WORDS = ("BOOT_IMAGE=",)  # the boot loader's, not the kernel's: a kexec reboot leaves them out
-
-
-@dataclass(frozen=True, slots=True)
-class SshTarget:
-    """The machine a tune reboots: its URL, key, known_hosts file, console command, and the SSH run's
-    switches (``no_checks``: kexec -i; ``yes_this_machine``: this host may be rebooted)."""
-
-    url: str
-    identity: str | None = None
-    known_hosts: str | None = None
-    console: str | None = None
-    no_checks: bool = False
-    yes_this_machine: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return the target as the tune request keeps it (``TuneRequest.ssh``)."""
-        return {
-            "url": self.url, "identity": self.identity, "known_hosts": self.known_hosts,
-            "console": self.console, "no_checks": self.no_checks, "yes_this_machine": self.yes_this_machine,
-        }  # fmt: skip
-
-
-def is_ssh(kernel: str) -> bool:
-    """Whether ``kernel`` names a machine over SSH (``ssh://USER@HOST[:PORT]``) rather than a kernel."""
-    return kernel.startswith(SSH_PREFIX)
 
 
 def ssh_options(
@@ -76,12 +48,12 @@ def ssh_options(
     known_hosts: Path | None,
     no_checks: bool,
     yes_this_machine: bool,
-) -> dict[str, Any] | None:
-    """Return the machine ``tune``'s options name as ``TuneRequest.ssh`` keeps it (checked, see
-    :func:`ssh_target`; its console a command, or a serial device read at ``baud``), or None when
-    ``kernel`` is not an ``ssh://`` URL. Raises InputError for an SSH option given without one, a
-    bad URL, a missing file or device, or both console options."""
-    if not kernel or not is_ssh(kernel):
+) -> Where | None:
+    """Return the machine ``tune``'s options name (checked: its URL, key and known_hosts file; its
+    console a command, or a serial device read at ``baud``), or None when ``kernel`` is not a machine
+    over SSH. Raises InputError for an SSH option given without one, a bad URL, a missing file or
+    device, or both console options."""
+    if not kernel or kind_of(kernel).name != SSH:
         if console or console_device or identity or known_hosts or no_checks or yes_this_machine:
             raise InputError(
                 "--console, --console-device, --identity, --known-hosts, --no-checks and"
@@ -92,49 +64,21 @@ def ssh_options(
         raise InputError("give --console CMD or --console-device DEV, not both")
     if console_device is not None:
         console = device_command(console_device, baud)
-    given = SshTarget(
-        kernel,
-        str(identity) if identity else None,
-        str(known_hosts) if known_hosts else None,
-        console,
-        no_checks,
-        yes_this_machine,
+    return parse_where(
+        kernel, str(identity) if identity else None, str(known_hosts) if known_hosts else None, console
     )
-    return ssh_target(given).to_dict()
-
-
-def ssh_target(given: SshTarget) -> SshTarget:
-    """Return ``given`` with its URL, key and known_hosts file checked and made absolute; raises
-    InputError for a bad URL or a missing file."""
-    address = parse_ssh_url(
-        given.url,
-        Path(given.identity) if given.identity else None,
-        Path(given.known_hosts) if given.known_hosts else None,
-    )
-    return replace(
-        given,
-        url=address.url,
-        identity=str(address.identity) if address.identity else None,
-        known_hosts=str(address.known_hosts) if address.known_hosts else None,
-    )
-
-
-def _target_of(request: TuneRequest) -> SshTarget:
-    assert request.ssh is not None
-    return SshTarget(**request.ssh)
 
 
 def ssh_request(request: TuneRequest, target: Target | None = None) -> TuneRequest:
-    """Return ``request`` for the machine its ``ssh`` names, its ``append`` the machine's own command
+    """Return ``request`` for the machine its ``where`` names, its ``append`` the machine's own command
     line (read over SSH; ``target``: that machine, a test's fake) with the words asked for added:
     the baseline every knob is applied to. Raises InputError for an option a machine has no use
     for or a bad URL, BootError when SSH refuses or the machine does not answer."""
     given = qemu_options_given(request)
     if given:
         raise InputError(f"--{given[0]} is a QEMU guest's option: a machine boots its own kernel")
-    machine = _target_of(request)
-    where = ssh_target(machine)
-    reached = target or open_target(TargetSpec(where.url, where.identity, where.known_hosts, where.console))
+    assert request.where is not None
+    reached = target or open_target(request.where)
     rebooter = rebooting(reached, "tune")
     timeout_s = request.settings.timeout_s or DEFAULT_SSH_TIMEOUT_S
     rebooter.boot_id(timeout_s)  # answers SSH, or one line why not
@@ -142,17 +86,18 @@ def ssh_request(request: TuneRequest, target: Target | None = None) -> TuneReque
         w for w in words_of(rebooter.machine_facts().get("cmdline", "")) if not w.startswith(_LOADER_WORDS)
     ]
     words = own + [w for w in words_of(request.append) if w not in own]
-    return replace(request, ssh=where.to_dict(), append=" ".join(words))
+    return replace(request, append=" ".join(words))
 
 
 def ssh_plan(request: TuneRequest, plan: Plan) -> SshPlan:
     """Return the SSH run that boots ``plan``'s variants on the machine ``request`` names: each a kexec
     reboot of the running kernel with the variant's ``append`` as its whole command line, with the
     plan's seed, boots and warm-ups and ``request``'s timeout (default DEFAULT_SSH_TIMEOUT_S)."""
-    machine = _target_of(request)
+    machine = request.where
+    assert machine is not None
     return validate_ssh_plan(
         SshPlan(
-            target=machine.url,
+            target=machine.address,
             variants=tuple(SshVariant(v.name, append=v.append, reuse_cmdline=False) for v in plan.variants),
             reboot=REBOOT_KEXEC,
             identity=machine.identity,
@@ -162,8 +107,8 @@ def ssh_plan(request: TuneRequest, plan: Plan) -> SshPlan:
             warmup_per_variant=plan.warmup_per_variant,
             seed=plan.seed,
             timeout_s=request.settings.timeout_s or DEFAULT_SSH_TIMEOUT_S,
-            no_checks=machine.no_checks,
-            yes_this_machine=machine.yes_this_machine,
+            no_checks=request.no_checks,
+            yes_this_machine=request.yes_this_machine,
             slots_a_round=plan.slots_a_round,
         )
     )
@@ -177,6 +122,6 @@ def ssh_runner(
 
     def boot(plan: Plan, meta: Mapping[str, str]) -> int:
         workload = SshWorkload(ssh_plan(request, plan))
-        return runner.start(workload, target or LocalQemu(), store, reporter, meta=meta).experiment.id
+        return runner.start(workload, target, store, reporter, meta=meta).experiment.id
 
     return boot

@@ -17,7 +17,8 @@ from bootscope.lab.targets.fake import FakeRebootingMachine
 from bootscope.store import Store
 from bootscope.usecases.tune.request import TuneRequest
 from bootscope.usecases.tune.search import resume_tune, tune
-from bootscope.usecases.tune.ssh import SshTarget, ssh_request, ssh_runner
+from bootscope.lab.where import SSH, Where
+from bootscope.usecases.tune.ssh import ssh_request, ssh_runner
 from tests.cli_here import run_in_process
 
 OWN = "root=/dev/vda1 ro"  # FakeRebootingMachine's /proc/cmdline, less its BOOT_IMAGE=/vmlinuz
@@ -28,7 +29,7 @@ def _request(machine: FakeRebootingMachine, **given: object) -> TuneRequest:
     fields = {
         "kernel": "", "append": "loglevel=7", "metric": "kernel_init_s", "boots_per_arm": 4, "alpha": 0.05,
         "tries": ("quiet", "-ro"), "settings": GivenSettings(seed=3, timeout_s=5, warmup_per_variant=0),
-        "ssh": SshTarget(machine.name).to_dict(), **given,
+        "where": Where(SSH, machine.name), **given,
     }  # fmt: skip
     return TuneRequest(**fields)  # type: ignore[arg-type]
 
