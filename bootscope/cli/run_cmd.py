@@ -135,10 +135,10 @@ def run(
     a machine over SSH (ssh://USER@HOST), reboot after reboot; or boot a board from power-on through
     labgrid (labgrid:ENV.yaml[:TARGET])."""
     as_json = options.check_format(fmt, options.TABLE_JSON) == "json"
-    from bootscope.lab.where import LABGRID, QEMU, SSH, kind_of
+    from bootscope.lab.where import SSH, kind_of
 
-    kind = kind_of(kernel).name if kernel is not None else QEMU
-    if kernel is not None and kind == LABGRID:
+    kind = kind_of(kernel) if kernel is not None else None
+    if kernel is not None and kind is not None and "cold" in kind.reboots:  # powered: a board, a domain
         from bootscope.cli.board_run import run_board_cli
         from bootscope.usecases.board import BoardRequest
 
@@ -147,7 +147,7 @@ def run(
             kernel, reboot or "cold", samples, warmup, seed, timeout, marker, tuple(variant or ())
         )
         return run_board_cli(board, db, as_json, meta or (), qemu_options=qemu or plan_file is not None)
-    if kernel is not None and kind == SSH:
+    if kernel is not None and kind is not None and kind.name == SSH:
         ssh_run.run_ssh(
             ssh_run.SshOptions(
                 target=kernel, reboot=reboot, console=console, console_device=console_device, baud=baud,

@@ -22,7 +22,7 @@ app = typer.Typer(
 
 @app.command("check")
 def check(
-    target: Annotated[str, typer.Argument(help="ssh://USER@HOST[:PORT]")],
+    target: Annotated[str, typer.Argument(help="ssh://USER@HOST[:PORT] or libvirt:NAME[?connect=URI]")],
     identity: Annotated[Path | None, typer.Option("--identity", help="The private key.")] = None,
     known_hosts: Annotated[Path | None, typer.Option("--known-hosts", help="known_hosts file.")] = None,
     fmt: Annotated[str, options.format_option(options.TABLE_JSON, "table")] = "table",
@@ -31,9 +31,9 @@ def check(
     printk.time, clock source, initcall_debug, free disk; what to change and why. Exit 0 when nothing
     is bad, 1 when a check is bad, 3 when SSH refuses or the machine does not answer."""
     from bootscope.report.target_out import target_document, target_table
-    from bootscope.usecases.target import check_machine
+    from bootscope.usecases.target import check_target_text
 
-    checked = check_machine(target, identity, known_hosts)
+    checked = check_target_text(target, identity, known_hosts)
     out = output_console()
     if options.check_format(fmt, options.TABLE_JSON) == "json":
         out.print_json(json.dumps(target_document(checked)))

@@ -9,8 +9,9 @@ with its key files made absolute, a labgrid environment's absolute path) and
 how a TARGET text begins: every verb asks :func:`kind_of` or reads ``Where.kind``.
 
 The kinds today: ``local`` (this host runs the tools), ``ssh://USER@HOST[:PORT]`` (a machine reached
-over SSH), ``labgrid:ENV.yaml[:TARGET]`` (a board whose power labgrid switches) and ``qemu`` (anything
-else: a kernel booted in a QEMU guest on this host, ``debian:cloud`` or a path).
+over SSH), ``labgrid:ENV.yaml[:TARGET]`` (a board whose power labgrid switches),
+``libvirt:NAME[?connect=URI]`` (a domain a libvirt daemon runs) and ``qemu`` (anything else: a kernel
+booted in a QEMU guest on this host, ``debian:cloud`` or a path).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ QEMU = "qemu"
 LOCAL = "local"
 SSH = "ssh"
 LABGRID = "labgrid"
+LIBVIRT = "libvirt"
 
 # The one address of the QEMU kind as a place: this host's QEMU (the target's own name).
 QEMU_HERE = "local-qemu"
@@ -69,7 +71,7 @@ KINDS: tuple[Kind, ...] = (
         SSH,
         "ssh://",
         "ssh://USER@HOST[:PORT]",
-        "bootscope.lab.targets.ssh_machine",
+        "bootscope.lab.targets.ssh",
         runs_tools=True,
         reboots=("kexec", "reboot"),
         tune_reboots=("kexec",),
@@ -79,7 +81,16 @@ KINDS: tuple[Kind, ...] = (
         LABGRID,
         "labgrid:",
         "labgrid:ENV.yaml[:TARGET]",
-        "bootscope.lab.targets.labgrid_board",
+        "bootscope.lab.targets.labgrid",
+        runs_tools=True,
+        reboots=("cold", "warm", "kexec"),
+        tune_reboots=("kexec", "cold"),
+    ),
+    Kind(
+        LIBVIRT,
+        "libvirt:",
+        "libvirt:NAME[?connect=URI]",
+        "bootscope.lab.targets.libvirt",
         runs_tools=True,
         reboots=("cold", "warm", "kexec"),
         tune_reboots=("kexec", "cold"),
@@ -167,11 +178,17 @@ def open_where(where: Where) -> Any:
     return _hook(kind_named(where.kind), "open_where")(where)
 
 
-def _hook(kind: Kind, name: str) -> Callable[[Where], Any]:
-    """Return the function ``name`` of ``kind``'s module (imported only when asked: a QEMU run never
-    loads the SSH client or labgrid)."""
+def kind_hook(kind: Kind, name: str) -> Callable[..., Any] | None:
+    """Return the function ``name`` of ``kind``'s module, None where it has none (imported only when
+    asked: a QEMU run never loads the SSH client, labgrid or libvirt)."""
     module = importlib.import_module(kind.module)
-    hook: Callable[[Where], Any] = getattr(module, name)
+    hook: Callable[..., Any] | None = getattr(module, name, None)
+    return hook
+
+
+def _hook(kind: Kind, name: str) -> Callable[..., Any]:
+    hook = kind_hook(kind, name)
+    assert hook is not None, f"the {kind.name} kind's module has no {name}"
     return hook
 
 

@@ -3,7 +3,7 @@ from power-on again and again through labgrid, every boot stored as it ends.
 
 The environment file may ask bootscope for the kernel and initramfs its boots use (labgrid's
 ``!template $LG_BOOTSCOPE_...``): the labgrid kind provides them when it opens the board
-(:mod:`bootscope.lab.targets.labgrid_examples`).
+(:mod:`bootscope.lab.targets.labgrid.examples`).
 """
 
 from __future__ import annotations
@@ -12,11 +12,12 @@ import threading
 from dataclasses import dataclass, replace
 
 from bootscope.lab import runner
-from bootscope.lab.plans.board import BoardPlan, build_board_variants, parse_board
+from bootscope.lab.plans.board import BoardPlan, build_board_variants
 from bootscope.lab.plans.boot import resolve_seed
 from bootscope.lab.progress import Reporter
 from bootscope.lab.runner import RunResult
 from bootscope.lab.targets.base import Target
+from bootscope.lab.where import parse_where
 from bootscope.lab.workloads.board import BoardWorkload
 from bootscope.store import Store
 from bootscope.usecases.summary import RunSummary, summarize_run
@@ -39,11 +40,14 @@ class BoardRequest:
 
 
 def board_plan(request: BoardRequest) -> BoardPlan:
-    """Return the plan of ``request``, its board named with the environment's absolute path so that
-    ``--resume`` finds it from anywhere. Raises InputError for a bad board, setting or reboot."""
-    spec = parse_board(request.board)
+    """Return the plan of ``request``, its machine named as stored (a board by its environment's
+    absolute path, a domain with its connection) so that ``--resume`` finds it from anywhere. Raises
+    InputError for a bad board or domain, setting or reboot."""
+    where = parse_where(request.board)
     named = build_board_variants(request.variants, request.reboot)
-    plan = BoardPlan(board=spec.url, seed=resolve_seed(request.seed), reboot=request.reboot, variants=named)
+    plan = BoardPlan(
+        board=where.address, seed=resolve_seed(request.seed), reboot=request.reboot, variants=named
+    )
     return replace(
         plan,
         samples_per_variant=plan.samples_per_variant if request.samples is None else request.samples,

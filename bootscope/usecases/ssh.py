@@ -59,8 +59,8 @@ def build_ssh_plan(given: SshOptions) -> SshPlan:
         build_ssh_variants,
         validate_ssh_plan,
     )
-    from bootscope.lab.targets.serial_console import device_command
-    from bootscope.lab.targets.ssh_client import parse_ssh_url
+    from bootscope.lab.targets.ssh.client import parse_ssh_url
+    from bootscope.lab.targets.ssh.serial_console import device_command
 
     address = parse_ssh_url(given.target, given.identity, given.known_hosts)
     if given.console and given.console_device:

@@ -1,7 +1,7 @@
-"""The target check use case: ``bootscope target check ssh://...``: can this machine be measured?
+"""The target check use case: ``bootscope target check TARGET``: can this machine be measured?
 
-:func:`check_machine` reads the machine's facts once (the one reader,
-:func:`bootscope.lab.targets.ssh_check.read_machine_facts`) and returns its checks; the front end
+:func:`check_target_text` parses TARGET once (:func:`bootscope.lab.where.parse_where`) and asks its
+kind for its checks (an SSH machine's facts read once, a libvirt domain's definition); the front end
 renders them (:mod:`bootscope.report.target_out`) and exits 1 when one is bad.
 """
 
@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from bootscope.lab.targets.ssh_check import BAD, Check, check_target
-from bootscope.lab.targets.ssh_client import parse_ssh_url
+from bootscope.lab.targets import check_machine
+from bootscope.lab.targets.checks import BAD, Check
+from bootscope.lab.where import parse_where
 from bootscope.lab.workloads.ssh import read_local_machine_id
 
 
@@ -28,8 +29,11 @@ class TargetCheck:
         return tuple(check.name for check in self.checks if check.status == BAD)
 
 
-def check_machine(target: str, identity: Path | None, known_hosts: Path | None) -> TargetCheck:
-    """Return the checks of the machine ``target`` names (``ssh://USER@HOST[:PORT]``). Raises
-    InputError for a bad URL or key file, BootError when SSH refuses it or it does not answer."""
-    address = parse_ssh_url(target, identity, known_hosts)
-    return TargetCheck(address.url, tuple(check_target(address, read_local_machine_id())))
+def check_target_text(target: str, identity: Path | None, known_hosts: Path | None) -> TargetCheck:
+    """Return the checks of the machine ``target`` names (``ssh://USER@HOST[:PORT]``,
+    ``libvirt:NAME``). Raises InputError for a bad address, key file or a kind with no checks,
+    BootError when SSH refuses it or it does not answer."""
+    where = parse_where(
+        target, str(identity) if identity else None, str(known_hosts) if known_hosts else None
+    )
+    return TargetCheck(where.address, tuple(check_machine(where, read_local_machine_id())))

@@ -16,10 +16,10 @@ import pytest
 
 from bootscope.errors import InputError
 from bootscope.lab.plans.board import parse_board
-from bootscope.lab.targets.labgrid_board import LabgridBoard
+from bootscope.lab.targets.labgrid.board import LabgridBoard
+from bootscope.lab.targets.labgrid.examples import INITRD_VARIABLE, KERNEL_VARIABLE
 from bootscope.lab.targets.qemu import LocalQemu
 from bootscope.store import Store
-from bootscope.lab.targets.labgrid_examples import INITRD_VARIABLE, KERNEL_VARIABLE
 from tests.cli_here import run_in_process
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -159,7 +159,7 @@ class _Qemu:
 
 def test_the_example_gets_its_kernel_and_initramfs_unless_given(monkeypatch: pytest.MonkeyPatch) -> None:
     from bootscope.lab.plans.board import BoardPlan
-    from bootscope.lab.targets.labgrid_examples import provide_example_paths
+    from bootscope.lab.targets.labgrid.examples import provide_example_paths
 
     plan = BoardPlan(board=f"labgrid:{EXAMPLE}:main", seed=1)
     monkeypatch.setenv(KERNEL_VARIABLE, "")  # recorded, so that the value the test sets is undone

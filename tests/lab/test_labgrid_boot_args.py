@@ -13,7 +13,7 @@ import pytest
 
 from bootscope.errors import BootError
 from bootscope.lab.plans.board import BoardVariant
-from bootscope.lab.targets.labgrid_boot_args import own_boot_args, set_boot_args
+from bootscope.lab.targets.labgrid.boot_args import own_boot_args, set_boot_args
 from bootscope.store import Store
 from tests.cli_here import run_in_process
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from bootscope.lab.targets.labgrid.examples import IMAGE_PATHS, IMAGE_VARIABLE
 from bootscope.store import Store
-from bootscope.lab.targets.labgrid_examples import IMAGE_PATHS, IMAGE_VARIABLE
 from tests.cli_here import run_in_process
 from tests.kernel_pin import TEST_IMAGE
 

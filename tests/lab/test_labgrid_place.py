@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pytest
 
+from bootscope.lab.targets.labgrid.examples import INITRD_VARIABLE, KERNEL_VARIABLE
 from bootscope.lab.targets.qemu import LocalQemu
 from bootscope.store import Store
-from bootscope.lab.targets.labgrid_examples import INITRD_VARIABLE, KERNEL_VARIABLE
 
 ROOT = Path(__file__).resolve().parents[2]
 PLACE = "bootscope-board"

@@ -16,9 +16,9 @@ import pytest
 
 from bootscope.lab.qemu.initramfs import read_newc
 from bootscope.lab.qemu.shell_initramfs import build_shell_initramfs
+from bootscope.lab.targets.labgrid.examples import INITRD_VARIABLE, KERNEL_VARIABLE, SHELL_INITRD_VARIABLE
 from bootscope.model import LogLine
 from bootscope.store import Store
-from bootscope.lab.targets.labgrid_examples import INITRD_VARIABLE, KERNEL_VARIABLE, SHELL_INITRD_VARIABLE
 from tests.cli_here import run_in_process
 from tests.lab.printed_cmdline import printed_cmdline
 

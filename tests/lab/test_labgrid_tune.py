@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from bootscope.lab.targets.labgrid.examples import KERNEL_VARIABLE, SHELL_INITRD_VARIABLE
 from bootscope.store import Store
-from bootscope.lab.targets.labgrid_examples import KERNEL_VARIABLE, SHELL_INITRD_VARIABLE
 from tests.cli_here import run_in_process
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from bootscope.lab.targets.labgrid.examples import KERNEL_VARIABLE, SHELL_INITRD_VARIABLE
 from bootscope.store import Store
-from bootscope.lab.targets.labgrid_examples import KERNEL_VARIABLE, SHELL_INITRD_VARIABLE
 from tests.cli_here import run_in_process
 from tests.lab.printed_cmdline import printed_cmdline
 from tests.lab.test_labgrid_tune import EXAMPLE

@@ -19,9 +19,14 @@ import pytest
 
 from bootscope.errors import InputError
 from bootscope.lab.qemu.uboot import INITRD_ADDR, KERNEL_ADDR, boot_disk, boot_script
+from bootscope.lab.targets.labgrid.examples import (
+    INITRD_VARIABLE,
+    KERNEL_VARIABLE,
+    UBOOT_DISK_VARIABLE,
+    UBOOT_VARIABLE,
+)
 from bootscope.lab.targets.qemu import LocalQemu
 from bootscope.store import Store
-from bootscope.lab.targets.labgrid_examples import INITRD_VARIABLE, KERNEL_VARIABLE, UBOOT_DISK_VARIABLE, UBOOT_VARIABLE
 from tests.cli_here import run_in_process
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from bootscope.errors import BootError, InputError
-from bootscope.lab.targets.labgrid_console import ConsoleDialogue, ConsoleRead
-from bootscope.lab.targets.labgrid_shell import BoardShell
-from bootscope.lab.targets.labgrid_uboot import (
+from bootscope.lab.targets.console_read import ConsoleDialogue, ConsoleRead
+from bootscope.lab.targets.labgrid.shell import BoardShell
+from bootscope.lab.targets.labgrid.uboot import (
     COMMAND_CHARS,
     UBootPrompt,
     booted_command_line,

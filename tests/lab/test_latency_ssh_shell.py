@@ -13,9 +13,10 @@ from pathlib import Path
 from bootscope.lab import runner
 from bootscope.lab.plans.latency import build_latency_plan
 from bootscope.lab.plans.latency_tools import LatencySettings
+from bootscope.lab.targets.base import ShellResult
 from bootscope.lab.targets.localhost import LocalHost
-from bootscope.lab.targets.ssh_client import SshResult, parse_ssh_url
-from bootscope.lab.targets.ssh_machine import SshMachine
+from bootscope.lab.targets.ssh.client import parse_ssh_url
+from bootscope.lab.targets.ssh.machine import SshMachine
 from bootscope.lab.workloads.latency import LatencyWorkload
 from bootscope.metrics import LATENCY_MAX_US
 from bootscope.parse.latency_transcript import section_line
@@ -27,12 +28,12 @@ URL = "ssh://root@shell.invalid"
 class ShellMachine(SshMachine):
     """An SSH machine whose commands a local shell runs (what ssh would hand the remote shell)."""
 
-    def run(self, command: str, timeout_s: float, connect_timeout_s: float | None = None) -> SshResult:
+    def run(self, command: str, timeout_s: float, connect_timeout_s: float | None = None) -> ShellResult:
         started_ns = time.monotonic_ns()
         done = subprocess.run(
             ["sh", "-c", command], capture_output=True, text=True, timeout=timeout_s, check=False
         )
-        return SshResult(done.returncode, done.stdout, done.stderr, started_ns, time.monotonic_ns())
+        return ShellResult(done.returncode, done.stdout, done.stderr, started_ns, time.monotonic_ns())
 
 
 def test_the_ssh_machine_reads_the_facts_localhost_reads() -> None:

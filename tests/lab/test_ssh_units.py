@@ -26,9 +26,10 @@ from bootscope.lab.plans.ssh import (
     ssh_plan_from_dict,
     validate_ssh_plan,
 )
-from bootscope.lab.targets.serial_console import ConsoleReader
-from bootscope.lab.targets.ssh_check import BAD, GOOD, WARN, advise, parse_facts
-from bootscope.lab.targets.ssh_client import SshResult, parse_ssh_url, refusal, ssh_argv
+from bootscope.lab.targets.base import ShellResult
+from bootscope.lab.targets.ssh.check import BAD, GOOD, WARN, advise, parse_facts
+from bootscope.lab.targets.ssh.client import parse_ssh_url, refusal, ssh_argv
+from bootscope.lab.targets.ssh.serial_console import ConsoleReader
 from bootscope.lab.workloads import workload_from_document
 from bootscope.lab.workloads.ssh import SshWorkload, same_machine
 from bootscope.lab.workloads.ssh_collect import (
@@ -97,8 +98,8 @@ def test_ssh_never_prompts_and_checks_host_keys_strictly(tmp_path: Path) -> None
     assert argv[-3:] == ["--", "u@h", "true"] and argv[argv.index("-p") + 1] == "2"
 
 
-def _failed(stderr: str, code: int = 255) -> SshResult:
-    return SshResult(code, "", stderr, 0, 1)
+def _failed(stderr: str, code: int = 255) -> ShellResult:
+    return ShellResult(code, "", stderr, 0, 1)
 
 
 def test_refusals_are_told_apart_from_a_machine_that_is_away() -> None:

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from typing import cast
 
+from bootscope.errors import InputError
 from bootscope.lab.targets.base import Target
-from bootscope.lab.where import QEMU, Where, open_where
+from bootscope.lab.targets.checks import Check
+from bootscope.lab.where import KINDS, QEMU, Where, kind_hook, kind_named, open_where
 
 
 def open_target(where: Where) -> Target:
@@ -40,3 +42,15 @@ def close_opened(target: Target, given: Target | None) -> None:
     close = getattr(target, "close", None)
     if callable(close):
         close()
+
+
+def check_machine(where: Where, local_machine_id: str | None) -> list[Check]:
+    """Return the checks of the machine ``where`` names (``target check``), by its kind's
+    ``check_machine`` hook (``local_machine_id``: this host's, so that an SSH machine that is this one
+    is said). Raises InputError for a kind that has no checks, BootError where the kind's checks do."""
+    hook = kind_hook(kind_named(where.kind), "check_machine")
+    if hook is None:
+        known = " or ".join(k.shape for k in KINDS if kind_hook(k, "check_machine") is not None)
+        raise InputError(f"target check: {where.address!r} is not a machine it checks; give {known}")
+    checks: list[Check] = hook(where, local_machine_id)
+    return checks

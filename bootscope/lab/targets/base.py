@@ -15,7 +15,7 @@ A workload states what it needs (``Workload.needs``); :func:`require` checks it 
 starts and before anything is stored, and says in one line which capability the target lacks. The
 implementations: :class:`~bootscope.lab.targets.qemu.LocalQemu` (boots guests),
 :class:`~bootscope.lab.targets.localhost.LocalHost` (runs commands),
-:class:`~bootscope.lab.targets.ssh_machine.SshMachine` (runs commands, reboots) and the fakes of
+:class:`~bootscope.lab.targets.ssh.machine.SshMachine` (runs commands, reboots) and the fakes of
 :mod:`bootscope.lab.targets.fake` (boots guests; reboots).
 """
 
@@ -33,7 +33,6 @@ from bootscope.lab.qemu.image import Image
 from bootscope.lab.qemu.kernels import KernelImage
 from bootscope.lab.qemu.process import BootConfig
 from bootscope.lab.qemu.root_initramfs import RootInitramfs
-from bootscope.lab.targets.ssh_client import SshResult
 from bootscope.model import Boot, LogLine
 
 LineCallback = Callable[[LogLine], None]
@@ -96,6 +95,23 @@ class BootsGuests(Target, Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class ShellResult:
+    """One shell command's end on a machine: exit status (an SSH machine's 255: ssh itself failed),
+    its output, and the host monotonic ns when it started and ended."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    started_ns: int
+    ended_ns: int
+
+    @property
+    def ok(self) -> bool:
+        """True when the command ran and exited 0."""
+        return self.returncode == 0
+
+
+@dataclass(frozen=True, slots=True)
 class CommandOutput:
     """What one command printed (stdout and stderr together), its exit status and wall time in s."""
 
@@ -154,7 +170,7 @@ class Reboots(Target, Protocol):
     def has_console(self) -> bool:
         """True when the machine's console is read."""
 
-    def run(self, command: str, timeout_s: float, connect_timeout_s: float | None = None) -> SshResult:
+    def run(self, command: str, timeout_s: float, connect_timeout_s: float | None = None) -> ShellResult:
         """Run shell ``command`` there and return how it ended (the reboot order, kexec -l, a probe)."""
 
     def boot_id(self, timeout_s: float) -> str:
@@ -162,7 +178,7 @@ class Reboots(Target, Protocol):
 
     def machine_facts(self) -> dict[str, str]:
         """Return the machine's facts (machine-id, cmdline, kexec, kexec-load-disabled...: see
-        :func:`bootscope.lab.targets.ssh_check.read_machine_facts`)."""
+        :func:`bootscope.lab.targets.ssh.check.read_machine_facts`)."""
 
     def start(self) -> None:
         """Start reading the console (if any); raises BootError if it cannot be read."""
@@ -188,6 +204,10 @@ class PowersOn(Target, Protocol):
     def open(self) -> None:
         """Reach the board and hold what it needs (a labgrid place is acquired); raises BootError
         when it cannot be reached. Safe to call twice; :meth:`power_cycle` opens it when needed."""
+
+    def accel(self) -> AccelChoice:
+        """Return what runs the machine's instructions and why (a board: its own hardware; a libvirt
+        domain: KVM or TCG, as its definition says); raises BootError when it cannot be reached."""
 
     def power_cycle(
         self,

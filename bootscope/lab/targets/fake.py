@@ -35,8 +35,8 @@ from bootscope.lab.qemu.image import Image
 from bootscope.lab.qemu.kernels import KernelImage
 from bootscope.lab.qemu.process import BootConfig
 from bootscope.lab.qemu.root_initramfs import RootInitramfs
-from bootscope.lab.targets.base import LineCallback, StartCallback
-from bootscope.lab.targets.ssh_client import SSH_FAILED, SshResult
+from bootscope.lab.targets.base import LineCallback, ShellResult, StartCallback
+from bootscope.lab.targets.ssh.client import SSH_FAILED
 from bootscope.model import Boot, LogLine, Outcome
 
 FAKE_RELEASE = "6.1.0-fake-amd64"
@@ -214,7 +214,7 @@ def _collector_lines(unit_ms: str, jitter_s: float, host_ns: int) -> list[LogLin
     return [LogLine(text, host_ns=host_ns + 2_000_000 + i) for i, text in enumerate(texts)]
 
 
-_BOOT_ID = "cat /proc/sys/kernel/random/boot_id"  # bootscope.lab.targets.ssh_machine.boot_id_command
+_BOOT_ID = "cat /proc/sys/kernel/random/boot_id"  # bootscope.lab.targets.ssh.machine.boot_id_command
 _COLLECT_START = 'echo "BOOTSCOPE-SSH-FACT boot_id'  # bootscope.lab.workloads.ssh_collect.collect_command
 _AWAY = "ssh: connect to host fake port 22: Connection refused"
 
@@ -261,22 +261,22 @@ class FakeRebootingMachine:
         """Answer again (after a reboot it stayed away from)."""
         self._gone, self.stay_away_after = False, None
 
-    def run(self, command: str, timeout_s: float, connect_timeout_s: float | None = None) -> SshResult:
+    def run(self, command: str, timeout_s: float, connect_timeout_s: float | None = None) -> ShellResult:
         """Answer ``command`` as the machine would; away, every command fails as ssh does."""
         self.commands.append(command)
         started_ns = time.monotonic_ns()
         if self._gone or (command == _BOOT_ID and self._away_left > 0):
             self._away_left = max(0, self._away_left - 1)
-            return SshResult(SSH_FAILED, "", _AWAY, started_ns, time.monotonic_ns())
+            return ShellResult(SSH_FAILED, "", _AWAY, started_ns, time.monotonic_ns())
         if command == _BOOT_ID:
-            return SshResult(0, f"fake-boot-{self.reboots}\n", "", started_ns, time.monotonic_ns())
+            return ShellResult(0, f"fake-boot-{self.reboots}\n", "", started_ns, time.monotonic_ns())
         if command.startswith(_COLLECT_START):
-            return SshResult(0, self._collected(), "", started_ns, time.monotonic_ns())
+            return ShellResult(0, self._collected(), "", started_ns, time.monotonic_ns())
         if "systemctl --no-block" in command:
             self.reboots += 1
             self._away_left = self.away_probes
             self._gone = self.stay_away_after is not None and self.reboots >= self.stay_away_after
-        return SshResult(0, "", "", started_ns, time.monotonic_ns())
+        return ShellResult(0, "", "", started_ns, time.monotonic_ns())
 
     def boot_id(self, timeout_s: float) -> str:
         """Return the running boot's id; raises BootError, as an SSH machine does, when it is away."""

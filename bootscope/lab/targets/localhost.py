@@ -2,7 +2,7 @@
 
 It implements :class:`bootscope.lab.targets.base.RunsCommands`: it runs one command and returns its
 output, starts and stops background load, and reads the facts of the kernel it measures. An SSH
-machine (:mod:`bootscope.lab.targets.ssh_machine`) implements the same, so a latency run measures
+machine (:mod:`bootscope.lab.targets.ssh.machine`) implements the same, so a latency run measures
 either the same way.
 """
 

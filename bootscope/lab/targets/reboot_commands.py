@@ -32,3 +32,11 @@ def order_command(reboot: str, root: str) -> str:
         f"if [ -d /run/systemd/system ]; then {root}systemctl --no-block {verb}; "
         f"else {root}sh -c 'nohup sh -c \"sleep 1; {bare}\" >/dev/null 2>&1 &'; fi"
     )
+
+
+def console_order(reboot: str, root: str) -> str:
+    """Return the reboot order typed on a console's shell (not waited for: the shell goes down with
+    the system): systemd's ``kexec`` where systemd runs, else ``kexec -e``; ``reboot`` for a warm one."""
+    if reboot == REBOOT_KEXEC:
+        return f"if [ -d /run/systemd/system ]; then {root}systemctl kexec; else {root}kexec -e; fi"
+    return f"{root}reboot"

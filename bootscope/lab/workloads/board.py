@@ -1,6 +1,6 @@
 """The board workload: one slot is one boot of a board from power-on (labgrid), stored as one boot.
 
-The runner hands it the board its plan names (:class:`bootscope.lab.targets.labgrid_board.LabgridBoard`,
+The runner hands it the board its plan names (:class:`bootscope.lab.targets.labgrid.board.LabgridBoard`,
 opened from the stored plan, so ``--resume`` reaches the same board) or a test's own. The board is
 switched off and on, its console read until the marker; the boot is analysed like any console
 (:func:`bootscope.analyze.captured.measure`), and ``poweron_to_kernel_s`` is the time from the
@@ -36,9 +36,6 @@ from bootscope.metrics import (
 from bootscope.model import Boot
 from bootscope.parse.reboot_start import new_boot_start
 from bootscope.store.records import BootRecord, VariantRecord
-
-ACCEL = "hardware"
-ACCEL_REASON = "a board powered through labgrid: it boots on its own hardware, bootscope chooses nothing"
 
 
 @dataclass(slots=True)
@@ -113,8 +110,8 @@ class BoardWorkload:
         ]
 
     def choose_accel(self, target: Target, requested: str, reprobe: bool = False) -> AccelChoice:
-        """A board: no accelerator to choose."""
-        return AccelChoice(ACCEL, ACCEL_REASON)
+        """Nothing to choose: what the machine runs on (a board's hardware, a domain's KVM or TCG)."""
+        return powered(target, self.kind).accel()
 
     def prepare(self, target: Target, accel: str) -> list[str]:
         """Check the target is a board, reach it (its labgrid places acquired) and, for warm or kexec
@@ -159,7 +156,7 @@ class BoardWorkload:
             warmup=run.slot.warmup,
             outcome=boot.outcome.value,
             reason="; ".join(part for part in (boot.reason, note) if part),
-            accel=ACCEL,
+            accel=board.accel().accel,
             command=boot.command,
             kernel_release=release,
             host_start_ns=boot.host_start_ns,

@@ -1,7 +1,7 @@
 """The SSH reboot workload: one slot is one reboot of a real machine, stored as one boot.
 
 The runner hands it a target that reboots: the machine its plan names
-(:class:`bootscope.lab.targets.ssh_machine.SshMachine`, opened from the stored plan, so ``--resume``
+(:class:`bootscope.lab.targets.ssh.machine.SshMachine`, opened from the stored plan, so ``--resume``
 reaches the same machine) or a fake rebooting machine in tests; kernels, initramfs images and
 accelerators are the machine's business. Before anything is stored it
 checks that SSH answers with a known host key, that the machine is not the one bootscope runs on
@@ -27,7 +27,7 @@ from bootscope.lab.plans.settings import RunSettings
 from bootscope.lab.plans.ssh import REBOOT_KEXEC, SshPlan, SshVariant, ssh_plan_from_dict
 from bootscope.lab.qemu.accel import AccelChoice
 from bootscope.lab.targets.base import REBOOTS, Target, rebooting
-from bootscope.lab.targets.ssh_check import kexec_refusal
+from bootscope.lab.targets.ssh.check import kexec_refusal
 from bootscope.lab.where import Where, stored_where
 from bootscope.lab.workloads.protocol import SlotRun
 from bootscope.lab.workloads.ssh_reboot import measure_reboot

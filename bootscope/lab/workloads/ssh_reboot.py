@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from bootscope import defaults
 from bootscope.errors import BootError
 from bootscope.lab.plans.ssh import REBOOT_KEXEC, SshPlan, SshVariant
-from bootscope.lab.targets.base import Reboots
+from bootscope.lab.targets.base import Reboots, ShellResult
 from bootscope.lab.targets.reboot_commands import kexec_load_command, order_command
-from bootscope.lab.targets.ssh_client import SshResult, first_error_line, refusal
-from bootscope.lab.targets.ssh_machine import PROBE_CONNECT_S, PROBE_PAUSE_S, PROBE_TIMEOUT_S, boot_id_command
+from bootscope.lab.targets.ssh.client import first_error_line, refusal
+from bootscope.lab.targets.ssh.machine import PROBE_CONNECT_S, PROBE_PAUSE_S, PROBE_TIMEOUT_S, boot_id_command
 from bootscope.lab.workloads.ssh_collect import (
     Collected,
     collect_command,
@@ -133,7 +133,7 @@ def measure_reboot(
 
 
 def _after_order(
-    machine: Reboots, plan: SshPlan, before: str, ordered: SshResult, command: tuple[str, ...]
+    machine: Reboots, plan: SshPlan, before: str, ordered: ShellResult, command: tuple[str, ...]
 ) -> MeasuredReboot:
     """Wait for the machine to go and come back, then read the new boot; Ctrl-C is held until the
     reboot is stored."""

@@ -76,7 +76,7 @@ def board_command_line(board: Where, cold: bool = False, timeout_s: float = BOAR
     finally:
         target.close()
     if not line:
-        raise BootError(f"labgrid: {board.address}: /proc/cmdline read empty on the board's shell")
+        raise BootError(f"{board.kind}: {board.address}: /proc/cmdline read empty on the machine's shell")
     return str(line).strip()
 
 

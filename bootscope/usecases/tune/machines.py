@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from bootscope.errors import InputError
 from bootscope.lab.progress import Reporter
-from bootscope.lab.where import LABGRID, SSH
+from bootscope.lab.where import LABGRID, LIBVIRT, SSH
 from bootscope.store import Store
 from bootscope.usecases.tune.board import board_request, board_runner
 from bootscope.usecases.tune.request import TuneRequest
@@ -29,6 +29,7 @@ class MachineAdapter:
 
 ADAPTERS: dict[str, MachineAdapter] = {
     LABGRID: MachineAdapter(board_request, board_runner),
+    LIBVIRT: MachineAdapter(board_request, board_runner),
     SSH: MachineAdapter(ssh_request, ssh_runner),
 }
 

@@ -28,7 +28,7 @@ from bootscope.lab.plans.ssh import (
 from bootscope.lab.progress import Reporter
 from bootscope.lab.targets import open_target
 from bootscope.lab.targets.base import Target, rebooting
-from bootscope.lab.targets.serial_console import device_command
+from bootscope.lab.targets.ssh.serial_console import device_command
 from bootscope.lab.where import SSH, Where, kind_of, parse_where
 from bootscope.lab.workloads.ssh import SshWorkload
 from bootscope.store import Store

@@ -14,10 +14,10 @@ import pytest
 
 from bootscope.lab.plans.settings import GivenSettings
 from bootscope.lab.targets.fake import FakeRebootingMachine
+from bootscope.lab.where import SSH, Where
 from bootscope.store import Store
 from bootscope.usecases.tune.request import TuneRequest
 from bootscope.usecases.tune.search import resume_tune, tune
-from bootscope.lab.where import SSH, Where
 from bootscope.usecases.tune.ssh import ssh_request, ssh_runner
 from tests.cli_here import run_in_process
 

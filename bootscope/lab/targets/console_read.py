@@ -1,6 +1,6 @@
 """The console of a labgrid board: bytes read from its ``ConsoleProtocol`` driver, cut into lines
 stamped on this host as they arrive, read until a marker (a panic, or a timeout), and answered
-where a :class:`ConsoleDialogue` asks (U-Boot's prompt: :mod:`bootscope.lab.targets.labgrid_uboot`).
+where a :class:`ConsoleDialogue` asks (U-Boot's prompt: :mod:`bootscope.lab.targets.labgrid.uboot`).
 
 labgrid's QEMU driver waits about 10 ms after data arrives before it reads, so its stamps may be up to
 10 ms late; a serial console's are as late as its driver delivers the bytes.
@@ -17,7 +17,7 @@ from typing import Any
 from bootscope.errors import BootError
 from bootscope.lab.qemu.process import LineSplitter
 from bootscope.lab.targets.base import LineCallback
-from bootscope.lab.targets.labgrid_shell import one_line
+from bootscope.lab.targets.shell_ops import one_line
 from bootscope.model import LogLine, Outcome
 
 READ_BYTES = 4096
@@ -97,11 +97,14 @@ class ConsoleDialogue:
 
 
 class BoardConsole:
-    """The console of labgrid target ``name``, through its ``ConsoleProtocol`` driver ``driver``."""
+    """The console of target ``name``, through a console driver ``driver`` (``read(size, timeout)``
+    and ``write(data)``: labgrid's ``ConsoleProtocol``, a libvirt domain's console stream); ``who``
+    begins its errors (``labgrid``, ``libvirt``)."""
 
-    def __init__(self, driver: Any, name: str) -> None:
+    def __init__(self, driver: Any, name: str, who: str = "labgrid") -> None:
         self._driver = driver
         self._name = name
+        self._who = who
 
     def read_until(
         self,
@@ -159,7 +162,7 @@ class BoardConsole:
         except Exception as error:
             if type(error).__name__ == "TIMEOUT":  # pexpect's, raised by labgrid for no data
                 return b""
-            raise BootError(f"labgrid: the console of {self._name!r}: {one_line(error)}") from None
+            raise BootError(f"{self._who}: the console of {self._name!r}: {one_line(error)}") from None
         return bytes(data or b"")
 
     def write(self, data: bytes) -> None:
@@ -167,4 +170,4 @@ class BoardConsole:
         try:
             self._driver.write(data)
         except Exception as error:
-            raise BootError(f"labgrid: the console of {self._name!r}: {one_line(error)}") from None
+            raise BootError(f"{self._who}: the console of {self._name!r}: {one_line(error)}") from None

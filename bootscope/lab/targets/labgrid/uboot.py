@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from bootscope.errors import BootError, InputError
 from bootscope.lab.plans.board import BoardVariant
-from bootscope.lab.targets.labgrid_console import ConsoleDialogue, ConsoleRead, Step
+from bootscope.lab.targets.console_read import ConsoleDialogue, ConsoleRead, Step
 from bootscope.model import Outcome
 from bootscope.parse.patterns import PATTERNS
 

@@ -8,14 +8,12 @@ is a pure function of the facts, so its advice is tested without a machine.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from bootscope.errors import BootError
-from bootscope.lab.targets.ssh_client import SshAddress, SshResult, first_error_line, refusal, run_ssh
+from bootscope.lab.targets.base import ShellResult
+from bootscope.lab.targets.checks import BAD, GOOD, WARN, Check
+from bootscope.lab.targets.ssh.client import SshAddress, first_error_line, refusal, run_ssh
 
-GOOD = "ok"
-WARN = "warn"
-BAD = "bad"
 FACT = "BOOTSCOPE-CHECK"
 # Free space under /var/log below which a run's journals may not fit (KiB).
 MIN_FREE_KB = 200 * 1024
@@ -37,16 +35,6 @@ FACTS_COMMAND = (
     'f user "$(id -u)"; '
     'f sudo "$(sudo -n true 2>/dev/null && echo yes || echo no)"'
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Check:
-    """One check: its name, ``ok``/``warn``/``bad``, what was found, and what to change and why."""
-
-    name: str
-    status: str
-    found: str
-    advice: str = ""
 
 
 def parse_facts(output: str) -> dict[str, str]:
@@ -186,7 +174,7 @@ def advise(facts: dict[str, str], local_machine_id: str | None = None) -> list[C
 
 
 def read_machine_facts(
-    run: Callable[[str, float], SshResult], url: str, timeout_s: float = 60.0
+    run: Callable[[str, float], ShellResult], url: str, timeout_s: float = 60.0
 ) -> dict[str, str]:
     """Return a machine's facts (the one reading of them: machine-id, release, cmdline, kexec (its
     path or ``missing``), kexec-load-disabled, journal, printk time, clock source, free disk, user,

@@ -10,28 +10,17 @@ when it returned.
 
 from __future__ import annotations
 
-import shlex
 import time
 from typing import Any
 
 from bootscope.errors import BootError
-from bootscope.lab.plans.board import REBOOT_KEXEC
-from bootscope.lab.targets.base import CommandOutput
-from bootscope.lab.targets.machine_facts import (
-    KERNEL_FACTS_COMMAND,
-    RemoteLoad,
-    kernel_facts_from,
-    start_load_command,
-    stop_load_command,
-)
-from bootscope.lab.targets.reboot_commands import kexec_load_command, order_command
+from bootscope.lab.targets.reboot_commands import console_order, order_command
+from bootscope.lab.targets.shell_ops import RUN_TIMEOUT_S, ShellOps, one_line
 
-RUN_TIMEOUT_S = 60.0  # one command on the board's shell (kexec -l of a large kernel included)
-COMMAND_NOT_FOUND = 127  # the shell's exit status for a command it cannot find
 LOADER_DRIVERS = ("UBootDriver", "BareboxDriver")  # labgrid's command drivers of a boot loader
 
 
-class BoardShell:
+class BoardShell(ShellOps):
     """The shell of a labgrid target (its ``CommandProtocol`` driver), reached through ``target``."""
 
     def __init__(self, target: Any, name: str) -> None:
@@ -45,6 +34,7 @@ class BoardShell:
             )
         self._driver = shells[0]
         self._root = ""
+        self._who = "labgrid"
 
     @property
     def on_console(self) -> bool:
@@ -86,59 +76,11 @@ class BoardShell:
             raise BootError(f"labgrid: {command.split()[0]!r} on {self._name!r}: {one_line(error)}") from None
         return "\n".join([*stdout, *stderr]), int(code)
 
-    def cmdline(self) -> str:
-        """Return the running kernel's command line (without a boot loader's ``BOOT_IMAGE=``). Raises
-        BootError when the shell cannot read it."""
-        out, code = self.run("cat /proc/cmdline")
-        if code != 0:
-            raise BootError(f"labgrid: cannot read /proc/cmdline on {self._name!r}: {one_line(out)}")
-        return " ".join(word for word in out.split() if not word.startswith("BOOT_IMAGE="))
-
-    def command(self, argv: tuple[str, ...], timeout_s: float) -> CommandOutput:
-        """Run ``argv`` on the shell and return what it printed; raises BootError when labgrid cannot
-        run it or the tool is not installed there."""
-        start_ns = time.monotonic_ns()
-        out, code = self.run(shlex.join(argv), timeout_s)
-        if code == COMMAND_NOT_FOUND:
-            raise BootError(f"{argv[0]}: not installed on {self._name!r} (Debian: apt-get install rt-tests)")
-        return CommandOutput(argv, out, code, (time.monotonic_ns() - start_ns) / 1e9)
-
-    def facts(self) -> dict[str, Any]:
-        """Return the facts a latency result depends on, read there (see :mod:`machine_facts`)."""
-        out, code = self.run(KERNEL_FACTS_COMMAND)
-        if code != 0:
-            raise BootError(f"labgrid: cannot read the facts of {self._name!r}: {one_line(out)}")
-        return kernel_facts_from(out)
-
-    def start_load(self, argv: tuple[str, ...]) -> RemoteLoad:
-        """Start ``argv`` in the background there; raises BootError when it cannot start."""
-        out, code = self.run(start_load_command(argv))
-        if code != 0 or not out.strip().isdigit():
-            raise BootError(f"labgrid: cannot start {argv[0]} on {self._name!r}: {one_line(out)}")
-        return RemoteLoad(int(out.strip()))
-
-    def stop_load(self, load: RemoteLoad) -> None:
-        """Stop the load's whole process group there."""
-        self.run(stop_load_command(load.group))
-
-    def load_kexec(self, cmdline: str) -> tuple[str, str | None]:
-        """Load the running kernel again with kexec-tools (its file and initrd in /boot) with
-        ``cmdline``; return the command and None, or the command and why it failed (one line)."""
-        command = kexec_load_command(None, None, shlex.quote(cmdline), False, self._root)
-        out, code = self.run(command)
-        if code != 0:
-            return command, f"kexec -l failed (exit {code}): {one_line(out) or 'no output'}"
-        return command, None
-
     def order(self, way: str, write: Any) -> tuple[str, int]:
         """Order the reboot ``way`` (warm or kexec, loaded already); return the order and its host
         stamp (ns). ``write`` writes bytes to the console (a ShellDriver's order goes there)."""
         if self.on_console:
-            if way == REBOOT_KEXEC:
-                root = self._root
-                verb = f"if [ -d /run/systemd/system ]; then {root}systemctl kexec; else {root}kexec -e; fi"
-            else:
-                verb = f"{self._root}reboot"
+            verb = console_order(way, self._root)
             try:
                 write(f"{verb}\n".encode())
             except Exception as error:
@@ -157,9 +99,3 @@ def _is_shell(driver: Any) -> bool:
     from labgrid.protocol import CommandProtocol
 
     return isinstance(driver, CommandProtocol) and type(driver).__name__ not in LOADER_DRIVERS
-
-
-def one_line(error: BaseException | str) -> str:
-    """Return ``error`` as one line of at most 300 characters."""
-    text = " ".join(str(error).split()) or (type(error).__name__ if isinstance(error, BaseException) else "")
-    return text[:300]

@@ -6,17 +6,17 @@ QEMU console is), then off again. labgrid is imported when a board is first used
 pays for it.
 
 A cold boot with a command line of its own goes to the power driver where it starts the kernel
-(labgrid's QEMU driver, :mod:`bootscope.lab.targets.labgrid_boot_args`), else to U-Boot's prompt
-where the target has a ``UBootDriver`` (:mod:`bootscope.lab.targets.labgrid_uboot`): every cold boot
+(labgrid's QEMU driver, :mod:`bootscope.lab.targets.labgrid.boot_args`), else to U-Boot's prompt
+where the target has a ``UBootDriver`` (:mod:`bootscope.lab.targets.labgrid.uboot`): every cold boot
 of that run then goes through the prompt.
 
 A warm or kexec reboot (:meth:`LabgridBoard.reboot`) is ordered on the board's shell
-(:mod:`bootscope.lab.targets.labgrid_shell`) and timed from the order, its console read the same way.
+(:mod:`bootscope.lab.targets.labgrid.shell`) and timed from the order, its console read the same way.
 
 A target that reaches its board through a place on a labgrid coordinator (a ``RemotePlace``
 resource) has the place acquired when the board is opened and released when it is closed, however
-bootscope ends (see :mod:`bootscope.lab.targets.labgrid_place`).
-Its console is read by :mod:`bootscope.lab.targets.labgrid_console`.
+bootscope ends (see :mod:`bootscope.lab.targets.labgrid.place`).
+Its console is read by :mod:`bootscope.lab.targets.console_read`.
 """
 
 from __future__ import annotations
@@ -25,19 +25,19 @@ import contextlib
 import re
 import sys
 import time
-from dataclasses import replace
 from typing import Any
 
 from bootscope.errors import BootError
 from bootscope.lab.hostinfo import measuring_host
 from bootscope.lab.plans.board import REBOOT_KEXEC, BoardSpec, BoardVariant, parse_board
 from bootscope.lab.plans.latency_tools import load_argv
+from bootscope.lab.qemu.accel import AccelChoice
 from bootscope.lab.targets.base import CommandOutput, LineCallback, StartCallback
-from bootscope.lab.targets.labgrid_boot_args import check_boot_args, own_boot_args, set_boot_args
-from bootscope.lab.targets.labgrid_console import BoardConsole
-from bootscope.lab.targets.labgrid_place import Place, PlaceHolds, places_of
-from bootscope.lab.targets.labgrid_shell import BoardShell, one_line
-from bootscope.lab.targets.labgrid_uboot import (
+from bootscope.lab.targets.console_read import BoardConsole
+from bootscope.lab.targets.labgrid.boot_args import check_boot_args, own_boot_args, set_boot_args
+from bootscope.lab.targets.labgrid.place import Place, PlaceHolds, places_of
+from bootscope.lab.targets.labgrid.shell import BoardShell
+from bootscope.lab.targets.labgrid.uboot import (
     UBootPrompt,
     booted_command_line,
     cold_dialogue,
@@ -46,9 +46,12 @@ from bootscope.lab.targets.labgrid_uboot import (
     uboot_prompt_of,
 )
 from bootscope.lab.targets.machine_facts import RemoteLoad
-from bootscope.lab.where import Where
+from bootscope.lab.targets.shell_ops import one_line
 from bootscope.model import Boot, Outcome
 
+ACCEL = AccelChoice(
+    "hardware", "a board powered through labgrid: it boots on its own hardware, bootscope chooses nothing"
+)
 SHELL_WAIT_S = 300.0  # a board switched on for commands: how long its shell may take to answer
 
 
@@ -142,6 +145,10 @@ class LabgridBoard:
             return env.get_target(self.spec.target)
         except Exception as error:  # labgrid raises its own errors (a place's resources, a driver)
             raise BootError(f"labgrid: {self.spec.env}: {one_line(error)}") from None
+
+    def accel(self) -> AccelChoice:
+        """A board runs on its own hardware: nothing to choose."""
+        return ACCEL
 
     def power_cycle(
         self,
@@ -397,20 +404,3 @@ class LabgridBoard:
                 target.deactivate_all_drivers()
         for problem in self._holds.release():
             print(f"bootscope: warning: {problem}", file=sys.stderr)
-
-
-def check_where(where: Where) -> Where:
-    """Return ``where`` with the board named by its environment's absolute path
-    (``labgrid:ENV:TARGET``: ``--resume`` finds it from anywhere); raises InputError for a missing
-    environment file or an empty target name."""
-    return replace(where, address=parse_board(where.address).url)
-
-
-def open_where(where: Where) -> LabgridBoard:
-    """Return the board ``where`` names, the files its environment asks bootscope for provided first
-    (:func:`bootscope.lab.targets.labgrid_examples.provide_example_paths`); raises InputError for a
-    bad board, BootError when a file it asks for cannot be fetched or built."""
-    from bootscope.lab.targets.labgrid_examples import provide_example_paths
-
-    provide_example_paths(where.address)
-    return LabgridBoard(where.address)

@@ -4,21 +4,19 @@ It implements two capabilities of :mod:`bootscope.lab.targets.base`: :class:`Run
 latency tool runs there as it runs on this host: one ``ssh`` process per command, background load in
 its own process group there) and :class:`Reboots` (its boot id, the shell that orders a reboot, its
 serial console read for the whole run when a console command is given). Its facts are read by the
-one reader of :mod:`bootscope.lab.targets.ssh_check`.
+one reader of :mod:`bootscope.lab.targets.ssh.check`.
 """
 
 from __future__ import annotations
 
 import shlex
 import time
-from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 from bootscope.errors import BootError
 from bootscope.lab.hostinfo import host_info
 from bootscope.lab.plans.latency_tools import load_argv
-from bootscope.lab.targets.base import CommandOutput
+from bootscope.lab.targets.base import CommandOutput, ShellResult
 from bootscope.lab.targets.machine_facts import (
     KERNEL_FACTS_COMMAND,
     RemoteLoad,
@@ -26,18 +24,15 @@ from bootscope.lab.targets.machine_facts import (
     start_load_command,
     stop_load_command,
 )
-from bootscope.lab.targets.serial_console import ConsoleReader
-from bootscope.lab.targets.ssh_check import read_machine_facts
-from bootscope.lab.targets.ssh_client import (
+from bootscope.lab.targets.ssh.check import read_machine_facts
+from bootscope.lab.targets.ssh.client import (
     SSH_FAILED,
     SshAddress,
-    SshResult,
     first_error_line,
-    parse_ssh_url,
     refusal,
     run_ssh,
 )
-from bootscope.lab.where import Where
+from bootscope.lab.targets.ssh.serial_console import ConsoleReader
 from bootscope.model import LogLine
 
 PROBE_TIMEOUT_S = 30.0  # one probe may take this long (a TCG guest on a busy host is slow to answer)
@@ -119,8 +114,8 @@ class SshMachine:
         if self.console is not None:
             self.console.stop()
 
-    def run(self, command: str, timeout_s: float, connect_timeout_s: float | None = None) -> SshResult:
-        """Run ``command`` on the machine (see :func:`bootscope.lab.targets.ssh_client.run_ssh`)."""
+    def run(self, command: str, timeout_s: float, connect_timeout_s: float | None = None) -> ShellResult:
+        """Run ``command`` on the machine (see :func:`bootscope.lab.targets.ssh.client.run_ssh`)."""
         return run_ssh(self.address, command, timeout_s, connect_timeout_s)
 
     def console_since(self, host_ns: int) -> list[LogLine]:
@@ -151,7 +146,7 @@ class SshMachine:
             time.sleep(PROBE_PAUSE_S)
 
     def machine_facts(self) -> dict[str, str]:
-        """Return the machine's facts (see :func:`bootscope.lab.targets.ssh_check.read_machine_facts`);
+        """Return the machine's facts (see :func:`bootscope.lab.targets.ssh.check.read_machine_facts`);
         raises BootError when SSH refuses it or it does not answer."""
         return read_machine_facts(lambda command, limit_s: self.run(command, limit_s), self.url)
 
@@ -194,29 +189,3 @@ class SshMachine:
         if not done.ok:
             raise BootError(f"{self.url}: cannot read the machine's facts: {first_error_line(done)}")
         return kernel_facts_from(done.stdout)
-
-
-def _address(where: Where) -> SshAddress:
-    return parse_ssh_url(
-        where.address,
-        Path(where.identity) if where.identity else None,
-        Path(where.known_hosts) if where.known_hosts else None,
-    )
-
-
-def check_where(where: Where) -> Where:
-    """Return ``where`` with its URL written as stored (``ssh://USER@HOST[:PORT]``) and its key and
-    known_hosts files made absolute; raises InputError for a bad URL or a missing file."""
-    address = _address(where)
-    return replace(
-        where,
-        address=address.url,
-        identity=str(address.identity) if address.identity else None,
-        known_hosts=str(address.known_hosts) if address.known_hosts else None,
-    )
-
-
-def open_where(where: Where) -> SshMachine:
-    """Return the machine ``where`` names, its console read by ``where.console`` (if any); raises
-    InputError for a bad URL or a missing file."""
-    return SshMachine(_address(where), where.console)

@@ -21,6 +21,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from bootscope.errors import BootError, InputError
+from bootscope.lab.targets.base import ShellResult
 from bootscope.lab.where import SSH, kind_named, kind_of
 
 SCHEME = kind_named(SSH).scheme
@@ -51,23 +52,6 @@ class SshAddress:
         """The address as ``ssh://USER@HOST[:PORT]``."""
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"{SCHEME}{self.user}@{host}" + (f":{self.port}" if self.port is not None else "")
-
-
-@dataclass(frozen=True, slots=True)
-class SshResult:
-    """One command's end: exit status (255: ssh itself failed), its output, and the host monotonic
-    ns when it started and ended."""
-
-    returncode: int
-    stdout: str
-    stderr: str
-    started_ns: int
-    ended_ns: int
-
-    @property
-    def ok(self) -> bool:
-        """True when the command ran and exited 0."""
-        return self.returncode == 0
 
 
 def is_ssh_url(text: str | None) -> bool:
@@ -150,7 +134,7 @@ def ssh_argv(address: SshAddress, command: str, connect_timeout_s: float = 10.0)
 
 def run_ssh(
     address: SshAddress, command: str, timeout_s: float, connect_timeout_s: float | None = None
-) -> SshResult:
+) -> ShellResult:
     """Run ``command`` on ``address`` and return how it ended; a command still running after
     ``timeout_s`` is killed and ends with status 255 and "timed out" in ``stderr``. Raises BootError
     only when there is no ssh client at all."""
@@ -176,7 +160,7 @@ def run_ssh(
     except BaseException:
         _kill(proc)
         raise
-    return SshResult(
+    return ShellResult(
         returncode=returncode,
         stdout=stdout.decode("utf-8", errors="replace"),
         stderr=stderr.decode("utf-8", errors="replace"),
@@ -191,7 +175,7 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
     proc.wait()
 
 
-def refusal(result: SshResult) -> str | None:
+def refusal(result: ShellResult) -> str | None:
     """Return why ssh refused to go on, in one line, when retrying cannot help (a host key that is
     unknown or changed, a key the machine does not accept); None for anything else (the machine
     not answering, a command that failed)."""
@@ -214,7 +198,7 @@ def refusal(result: SshResult) -> str | None:
     return None
 
 
-def first_error_line(result: SshResult) -> str:
+def first_error_line(result: ShellResult) -> str:
     """Return the line of ssh's or the command's error output that says what went wrong."""
     lines = [line.strip() for line in result.stderr.splitlines() if line.strip()]
     return (lines[-1] if lines else f"exit status {result.returncode}")[:300]

@@ -6,7 +6,7 @@ on a coordinator (the address from the environment's ``coordinator_address`` opt
 to acquire the place first; bootscope acquires it when the board is opened and releases it when the
 board is closed.
 
-The place is held by a small guard process (:mod:`bootscope.lab.targets.place_guard`) in its own
+The place is held by a small guard process (:mod:`bootscope.lab.targets.labgrid.place_guard`) in its own
 session, not by bootscope itself: it acquires the place, then waits for its standard input to close,
 then releases the place. bootscope holds the only write end of that pipe, so the place is released
 when bootscope closes the board, when it is interrupted, when it crashes and when it is killed
@@ -67,7 +67,7 @@ class PlaceHold:
     def acquire(self) -> None:
         """Acquire the place; raises BootError with labgrid's one-line reason when it cannot be (the
         coordinator is unreachable, the place is unknown or someone else holds it)."""
-        command = [sys.executable, "-m", "bootscope.lab.targets.place_guard"]
+        command = [sys.executable, "-m", "bootscope.lab.targets.labgrid.place_guard"]
         guard = subprocess.Popen(
             [*command, self.place.coordinator, self.place.name],
             stdin=subprocess.PIPE,

@@ -1,6 +1,6 @@
-"""The guard that holds a labgrid place for bootscope (see :mod:`bootscope.lab.targets.labgrid_place`).
+"""The guard that holds a labgrid place for bootscope (see :mod:`bootscope.lab.targets.labgrid.place`).
 
-``python -m bootscope.lab.targets.place_guard HOST:PORT PLACE`` acquires PLACE on the coordinator at
+``python -m bootscope.lab.targets.labgrid.place_guard HOST:PORT PLACE`` acquires PLACE on the coordinator at
 HOST:PORT through ``labgrid-client``, prints ``acquired`` (or ``error: REASON`` and exits 1), waits
 until its standard input closes, releases the place and prints ``released`` (or ``error: REASON``).
 SIGINT is ignored (the guard runs in its own session; its parent decides when the place goes) and
@@ -16,7 +16,7 @@ import subprocess
 import sys
 from types import FrameType
 
-from bootscope.lab.targets.labgrid_place import ACQUIRED, ERROR_PREFIX, RELEASED
+from bootscope.lab.targets.labgrid.place import ACQUIRED, ERROR_PREFIX, RELEASED
 
 CLIENT_WAIT_S = 60.0
 # labgrid-client's prefixes before its reason ("labgrid-client: Error: Server error: Error: ...")

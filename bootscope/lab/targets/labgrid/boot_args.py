@@ -4,7 +4,7 @@ labgrid's QEMU driver boots its ``kernel`` with ``boot_args`` (QEMU's ``-append`
 driver is activated: the driver is deactivated, given the variant's command line and activated
 again, while the board is off. A board whose power driver only switches power boots what its boot
 loader says (U-Boot's ``bootargs``): a variant's command line goes to U-Boot's prompt where the
-target has a ``UBootDriver`` (:mod:`bootscope.lab.targets.labgrid_uboot`), and is refused in one
+target has a ``UBootDriver`` (:mod:`bootscope.lab.targets.labgrid.uboot`), and is refused in one
 line, before the board is switched on, where it has none.
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 
 from bootscope.errors import BootError
 from bootscope.lab.plans.board import BoardVariant
-from bootscope.lab.targets.labgrid_shell import one_line
+from bootscope.lab.targets.shell_ops import one_line
 
 
 def own_boot_args(driver: Any) -> str | None:
