@@ -50,6 +50,8 @@ BESIDE_IMAGE = (
     "tests/cli/test_sweep_cli.py",
     "tests/cli/test_tune_cli.py",
     "tests/lab/test_labgrid_tune_cold.py",
+    # stop 46: the libvirt kind's real daemon and domain (about 140 s; the daemon is this file's alone)
+    "tests/lab/test_libvirt_domain.py",
 )
 SEED_ENV = "BOOTSCOPE_TEST_SEED"
 

@@ -2,7 +2,9 @@
 # Installs everything bootscope needs on a fresh Debian machine: the Debian packages (QEMU, busybox,
 # kexec-tools, rt-tests, debootstrap for system images, Chromium for the browser tests, PostgreSQL for
 # the store tests, qemu-img for disk images, pgrep and git used by tests, the ssh client and socat for
-# the SSH target and its serial console, gcc and the Python headers for the C part of the log scan)
+# the SSH target and its serial console, gcc and the Python headers for the C part of the log scan,
+# libvirt's daemon with its QEMU driver for libvirt: domains, and libvirt-dev with pkg-config to build
+# libvirt's Python binding)
 # and a virtualenv
 # in .venv with the package and its development tools. Safe to run again: it skips what is there.
 set -euo pipefail
@@ -10,7 +12,8 @@ cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(python3 python3-venv python3-pip qemu-system-x86 busybox-static kexec-tools rt-tests rtla stress-ng cpio
   debootstrap zstd xz-utils chromium fonts-dejavu-core postgresql e2fsprogs qemu-utils procps git
-  openssh-client socat kmod iproute2 gcc libc6-dev python3-dev)
+  openssh-client socat kmod iproute2 gcc libc6-dev python3-dev
+  libvirt-daemon-system libvirt-daemon-driver-qemu libvirt-dev pkg-config)
 need_apt=()
 for pkg in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_apt+=("$pkg")

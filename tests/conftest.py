@@ -132,3 +132,13 @@ def two_workers(two_workers_cluster: str) -> str:
     with Client(two_workers_cluster, timeout=60) as client:
         client.wait_for_workers(2, timeout=180)
     return two_workers_cluster
+
+
+@pytest.fixture(scope="session")
+def libvirt_daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """The session's one libvirt daemon of its own (libvirt_daemon.py: Debian's libvirtd in a private
+    mount namespace, nothing of the host's libvirt touched); every domain destroyed at the end."""
+    from libvirt_daemon import running_daemon
+
+    with running_daemon(tmp_path_factory.mktemp("libvirt")) as daemon:
+        yield daemon

@@ -105,7 +105,7 @@ def tune(
     from bootscope.amounts import parse_amount
     from bootscope.lab.plans.settings import GivenSettings
     from bootscope.lab.progress import RichReporter, SilentReporter
-    from bootscope.lab.where import LABGRID, kind_of, stored_where
+    from bootscope.lab.where import SSH, kind_of, stored_where
     from bootscope.store import Store
     from bootscope.usecases.tune.request import TuneRequest
     from bootscope.usecases.tune.search import resume_tune, tune_target
@@ -124,7 +124,7 @@ def tune(
     machine = ssh_options(
         kernel, console, console_device, baud, identity, known_hosts, no_checks, yes_this_machine
     )
-    if kernel and kind_of(kernel).name == LABGRID:
+    if kernel and kind_of(kernel).tune_reboots and kind_of(kernel).name != SSH:  # a board, a domain
         machine = stored_where(kernel)  # checked after --reboot (tune_target)
     request = TuneRequest(
         kernel="" if machine else kernel or "", image=image, where=machine, tries=tuple(tries or ()),

@@ -365,7 +365,7 @@ def test_disk_is_attached_and_never_modified(cloud_kernel: Path, tmp_path: Path)
         (["tune", "/no/such/bzImage", "--resume", "latest"], 2, "--resume takes no KERNEL"),
         (["tune", "--resume", "latest"], 2, "--resume latest: this store holds no tune"),
         (["tune", "/no/such/bzImage", "--try", "two words"], 2, "give one command-line word"),
-        (["tune", "/no/such/bzImage", "--reboot", "cold"], 2, "only a board (labgrid:) or a machine"),
+        (["tune", "/no/such/bzImage", "--reboot", "cold"], 2, "a domain (libvirt:) or a machine (ssh"),
         (["tune", "ssh://root@example.invalid", "--reboot", "cold"], 2, "tuned by kexec reboots"),
         (["tune", "labgrid:/no/such.yaml", "--reboot", "warm"], 2, "a warm reboot keeps the boot loader's"),
         (["tune", "--resume", "latest", "--reboot", "cold"], 2, "--resume takes no KERNEL"),

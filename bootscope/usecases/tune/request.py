@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bootscope.lab.plans.settings import GivenSettings
-from bootscope.lab.where import LABGRID, SSH, Where, kind_named
+from bootscope.lab.where import LABGRID, LIBVIRT, SSH, Where, kind_named
 from bootscope.usecases.tune.knob import MACHINE_PREFIX
 
 
@@ -49,6 +49,8 @@ class TuneRequest:
 _REFUSALS = {
     LABGRID: "a board's arms boot their own command lines by kexec or cold (from power-on); a warm"
     " reboot keeps the boot loader's line",
+    LIBVIRT: "a domain's arms boot their own command lines by kexec or cold (from power-on); a warm"
+    " reboot keeps its definition's line",
     SSH: "a machine over SSH is tuned by kexec reboots (its firmware's reboot keeps the boot loader's"
     " command line; a cold boot needs a labgrid board)",
 }
@@ -63,7 +65,8 @@ def check_reboot(request: TuneRequest) -> None:
         return
     if request.where is None:
         raise InputError(
-            f"--reboot {request.reboot}: only a board (labgrid:) or a machine (ssh://) is rebooted"
+            f"--reboot {request.reboot}: only a board (labgrid:), a domain (libvirt:) or a machine (ssh://)"
+            " is rebooted"
         )
     if request.reboot not in kind_named(request.where.kind).tune_reboots:
         reason = _REFUSALS.get(request.where.kind, f"a {request.where.kind} machine is not rebooted that way")
