@@ -102,7 +102,7 @@ _TABLE = (
         "guest printk time of the line 'Run /init as init process' (or /sbin/init and kin); in a log"
         " without one (older kernels print none), of the last 'Freeing unused kernel ... memory' line,"
         " which kernel_init() prints just before it runs init (a note says so).",
-        workloads=("boot", "kexec", "ssh"),
+        workloads=("boot", "kexec", "ssh", "board"),
     ),
     Metric(
         USERSPACE_S,
@@ -110,12 +110,14 @@ _TABLE = (
         Clock.GUEST_UPTIME,
         "guest uptime printed by the initramfs's first BOOTSCOPE-MARKER line, or the guest time of the"
         " first line that the user's --marker regex matches.",
+        workloads=("boot", "board"),
     ),
     Metric(
         HOST_WALL_S,
         "s",
         Clock.HOST_MONOTONIC,
         "host time from QEMU start to the marker line's arrival (includes firmware and decompression).",
+        workloads=("boot", "board"),
     ),
     Metric(
         HOST_KERNEL_START_S,

@@ -64,3 +64,24 @@ def test_definition_is_the_one_lookup_and_names_every_metric_when_unknown() -> N
     message = str(raised.value)
     assert message == f"unknown metric 'kernel_int_s'; known metrics: {', '.join(REGISTRY)}"
     assert "\n" not in message and raised.value.exit_code == 2
+
+
+def test_each_metric_names_every_workload_that_stores_it() -> None:
+    """The registry's ``workloads`` and the tuples each workload stores by are one truth: a metric a
+    workload stores names that workload (the registry had drifted: kernel_init_s lacked the board)."""
+    from bootscope import metrics as m
+
+    stored = {
+        "boot": (*m.BOOT_METRICS, *m.IMAGE_METRICS),
+        "kexec": m.KEXEC_METRICS,
+        "ssh": m.SSH_METRICS,
+        "board": (*m.BOARD_METRICS, *m.BOARD_REBOOT_METRICS, *m.PREKERNEL_METRICS, m.RESTART_TO_MARKER_S),
+        "latency": m.LATENCY_METRICS,
+    }
+    missing = sorted(
+        f"{name}: {workload}"
+        for workload, names in stored.items()
+        for name in names
+        if workload not in REGISTRY[name].workloads
+    )
+    assert missing == []

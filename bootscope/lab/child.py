@@ -9,7 +9,10 @@ from __future__ import annotations
 import ctypes
 import os
 import signal
+import subprocess
 from collections.abc import Callable
+
+from bootscope.errors import BootError
 
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
@@ -29,3 +32,20 @@ def child_setup(parent_pid: int, affinity: tuple[int, ...] | None = None) -> Cal
             os.sched_setaffinity(0, affinity)
 
     return setup
+
+
+def start_child(argv: list[str], affinity: tuple[int, ...] | None, what: str) -> subprocess.Popen[bytes]:
+    """Start ``argv`` (``what`` names it in errors) with its output piped, in its own process group
+    (Ctrl-C in the terminal reaches bootscope, which decides when it stops), dying with bootscope and
+    pinned to ``affinity`` (see :func:`child_setup`); raises BootError when it cannot start."""
+    try:
+        return subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            process_group=0,
+            preexec_fn=child_setup(os.getpid(), affinity),
+        )
+    except OSError as error:
+        raise BootError(f"cannot start {what}: {error.strerror}") from error

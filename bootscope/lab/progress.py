@@ -55,7 +55,7 @@ class SilentReporter:
 
 
 def _last_sample(record: BootRecord) -> str:
-    if record.outcome != "ok":
+    if not record.ok:
         return f"[red]{escape(record.outcome)}[/red]"
     value = next((record.metrics[m] for m in PROGRESS_METRICS if record.metrics.get(m) is not None), None)
     text = "ok" if value is None else f"{value:.3f} s"

@@ -15,8 +15,6 @@ from datetime import datetime
 from bootscope.errors import InputError
 from bootscope.model import LogLine
 
-FORMATS = ("dmesg", "kmsg", "journal", "journal-json", "grabserial", "syslog")
-
 BOUNDARY = None  # yielded between boots when the format marks the boundary itself
 # A stored SSH boot keeps the machine's serial console after its journal, each line behind this
 # prefix (bootscope.lab.workloads.ssh_collect): such lines stay untimed in every format and do not count when
@@ -295,6 +293,8 @@ PARSERS: dict[str, Callable[[Iterable[str], Warn], Iterator[ParsedItem]]] = {
     "grabserial": parse_grabserial,
     "syslog": parse_syslog,
 }
+# The format names, as --input-format takes them: the parsers' own (one list, so none is left out)
+FORMATS = tuple(PARSERS)
 
 
 # _line_format's alternatives, in its order; a name of PARSERS is the name of its group, made a

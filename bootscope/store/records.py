@@ -89,6 +89,17 @@ class BootRecord:
     placement: Mapping[str, Any] = field(default_factory=dict)
 
     @property
+    def ok(self) -> bool:
+        """True when the attempt ended ok (whatever it is: final or not, a warm-up or not)."""
+        return self.outcome == Outcome.OK
+
+    @property
+    def measured(self) -> bool:
+        """True for the final attempt at its position (not superseded) that is not a warm-up, however
+        it ended."""
+        return not self.superseded and not self.warmup
+
+    @property
     def final_ok(self) -> bool:
         """True for the final attempt at its position (not superseded) that ended ok, warm-up or not."""
         return not self.superseded and self.outcome == Outcome.OK

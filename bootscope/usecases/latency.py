@@ -185,7 +185,7 @@ def analyze_latency_experiment(
     if experiment.plan.get("workload") != "latency":
         raise InputError(f"experiment {experiment.id} is not a latency run")
     plan = latency_plan_from_dict(experiment.plan)
-    records = [r for r in store.boots(experiment.id) if not r.superseded and not r.warmup]
+    records = [r for r in store.boots(experiment.id) if r.measured]
     warnings: list[str] = []
     unequal = unequal_settings(plan.variants)
     if unequal:

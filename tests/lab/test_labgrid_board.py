@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from bootscope.errors import InputError
-from bootscope.lab.plans.board import parse_board
+from bootscope.lab.targets.labgrid.address import parse_board
 from bootscope.lab.targets.labgrid.board import LabgridBoard
 from bootscope.lab.targets.labgrid.examples import INITRD_VARIABLE, KERNEL_VARIABLE
 from bootscope.lab.targets.qemu import LocalQemu

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any
 
 from bootscope import defaults
@@ -27,69 +26,13 @@ from bootscope.lab.plans.settings import (
     stored_slots_a_round,
 )
 from bootscope.lab.plans.variants import OptionTable
-from bootscope.lab.where import LABGRID, kind_named, kind_of
+from bootscope.lab.reboot_variant import REBOOT_COLD as REBOOT_COLD
+from bootscope.lab.reboot_variant import REBOOT_KEXEC as REBOOT_KEXEC
+from bootscope.lab.reboot_variant import REBOOT_WARM as REBOOT_WARM
+from bootscope.lab.reboot_variant import REBOOTS as REBOOTS
+from bootscope.lab.reboot_variant import BoardVariant as BoardVariant
 
-LABGRID_PREFIX = kind_named(LABGRID).scheme
-REBOOT_COLD = "cold"
-REBOOT_WARM = "warm"
-REBOOT_KEXEC = "kexec"
-REBOOTS = (REBOOT_COLD, REBOOT_WARM, REBOOT_KEXEC)
-DEFAULT_TARGET = "main"
 BOARD_TIMEOUT_S = 120.0
-
-
-@dataclass(frozen=True, slots=True)
-class BoardSpec:
-    """Where a board is: its labgrid environment file (absolute) and the target in it."""
-
-    env: Path
-    target: str
-
-    @property
-    def url(self) -> str:
-        """The board as bootscope names it: ``labgrid:ENV:TARGET``."""
-        return f"{LABGRID_PREFIX}{self.env}:{self.target}"
-
-
-def parse_board(text: str) -> BoardSpec:
-    """Return the board ``labgrid:ENV.yaml[:TARGET]`` names (TARGET defaults to ``main``). Raises
-    InputError for another scheme, a missing environment file or an empty target name."""
-    if kind_of(text).name != LABGRID:
-        raise InputError(f"{text!r} is not a labgrid board: give labgrid:ENV.yaml[:TARGET]")
-    rest = text.removeprefix(LABGRID_PREFIX)
-    path, target = rest, DEFAULT_TARGET
-    if not Path(rest).is_file() and ":" in rest:
-        path, target = rest.rsplit(":", 1)
-    env = Path(path).expanduser()
-    if not env.is_file():
-        raise InputError(f"labgrid: no environment file {path!r}")
-    if not target.strip():
-        raise InputError(f"labgrid: {text!r} names no target after the last ':'")
-    return BoardSpec(env.resolve(), target)
-
-
-@dataclass(frozen=True, slots=True)
-class BoardVariant:
-    """One variant of a board run: its name, how the board is rebooted, and for a kexec reboot or a
-    cold boot the command line: ``cmdline`` in place of the board's own ('' keeps it), and
-    ``append``'s words added to it (``quiet``, ``loglevel=3``: the console's cost as an experiment).
-    A warm boot's command line is the board's own (its boot loader's); a cold boot takes one only
-    where the power driver starts the kernel itself (labgrid's QEMU driver)."""
-
-    name: str
-    reboot: str = REBOOT_COLD
-    append: str = ""
-    cmdline: str = ""
-
-    @property
-    def has_words(self) -> bool:
-        """Whether the variant changes the board's command line (``append`` or ``cmdline`` given)."""
-        return bool(self.append or self.cmdline)
-
-    def command_line(self, booted: str) -> str:
-        """Return the command line a kexec reboot or cold boot of this variant boots, the board's own
-        being ``booted``."""
-        return f"{self.cmdline or booted} {self.append}".strip()
 
 
 BOARD_OPTIONS = OptionTable(

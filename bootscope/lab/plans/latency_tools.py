@@ -13,9 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bootscope.errors import InputError
+from bootscope.lab.loads import LOADS as LOADS
+from bootscope.lab.loads import load_argv as load_argv
+from bootscope.lab.loads import preemption_from as preemption_from
 
 TOOLS = ("cyclictest", "oslat", "timerlat")
-LOADS = ("none", "hackbench", "stress-ng")
 JSON_SUFFIX = "--json="
 
 
@@ -84,32 +86,6 @@ def tool_argv(settings: LatencySettings, json_path: str | None = None) -> tuple[
     return tuple(argv)
 
 
-def load_argv(load: str, cpus: int) -> tuple[str, ...] | None:
-    """Return the command line of background ``load`` for a machine of ``cpus`` CPUs (None for
-    ``none``): hackbench's default 10 groups of 40 tasks passing 512-byte messages, or stress-ng with
-    one CPU worker per CPU. Raises InputError for an unknown load."""
-    if load not in LOADS:
-        raise InputError(f"unknown load {load!r}; use {', '.join(LOADS)}")
-    if load == "none":
-        return None
-    if load == "hackbench":
-        return ("hackbench", "-l", "100000000", "-s", "512")
-    return ("stress-ng", "--cpu", str(max(cpus, 1)), "--timeout", "0")
-
-
 def command_text(argv: Sequence[str]) -> str:
     """Return ``argv`` as one shell-quoted line."""
     return shlex.join(argv)
-
-
-def preemption_from(sched_preempt: str | None, uname_version: str | None) -> str | None:
-    """Return the preemption model: the bracketed word of ``/sys/kernel/debug/sched/preempt``
-    (``full`` in ``none voluntary (full)``), else PREEMPT_RT/PREEMPT_DYNAMIC/PREEMPT from ``uname -v``,
-    None if neither says."""
-    if sched_preempt and "(" in sched_preempt and ")" in sched_preempt:
-        return sched_preempt[sched_preempt.index("(") + 1 : sched_preempt.index(")")]
-    words = (uname_version or "").split()
-    for word in ("PREEMPT_RT", "PREEMPT_DYNAMIC", "PREEMPT"):
-        if word in words:
-            return word
-    return None

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from bootscope import defaults
 from bootscope.errors import BootError, InputError
-from bootscope.lab.child import child_setup
+from bootscope.lab.child import start_child
 from bootscope.lab.qemu.disk import DISK_ATTACHES, FORMAT_RE, disk_format, drive_option, nvdimm_options
 from bootscope.lab.qemu.guest_clock import DEFAULT_RTC_BASE
 from bootscope.model import Boot, LogLine, Outcome
@@ -254,17 +254,7 @@ def boot_once(
     end_seen_ns = 0
     panic_line: str | None = None
     host_start_ns = time.monotonic_ns()
-    try:
-        proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            process_group=0,  # Ctrl-C in the terminal reaches us, not QEMU: we decide when it stops
-            preexec_fn=child_setup(os.getpid(), config.cpu_affinity),
-        )
-    except OSError as error:
-        raise BootError(f"cannot start {config.qemu_binary}: {error.strerror}") from error
+    proc = start_child(argv, config.cpu_affinity, config.qemu_binary)
     assert proc.stdout is not None and proc.stderr is not None
     try:
         if on_start is not None:

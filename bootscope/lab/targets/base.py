@@ -27,12 +27,12 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from bootscope.errors import InputError
-from bootscope.lab.plans.board import BoardVariant
 from bootscope.lab.qemu.accel import AccelChoice
 from bootscope.lab.qemu.image import Image
 from bootscope.lab.qemu.kernels import KernelImage
 from bootscope.lab.qemu.process import BootConfig
 from bootscope.lab.qemu.root_initramfs import RootInitramfs
+from bootscope.lab.reboot_variant import BoardVariant
 from bootscope.model import Boot, LogLine
 
 LineCallback = Callable[[LogLine], None]

@@ -22,8 +22,8 @@ from typing import Any
 
 from bootscope import defaults
 from bootscope.errors import BootError
-from bootscope.lab.plans.board import REBOOT_KEXEC, BoardVariant
 from bootscope.lab.qemu.accel import AccelChoice
+from bootscope.lab.reboot_variant import REBOOT_KEXEC, BoardVariant
 from bootscope.lab.targets.base import LineCallback, StartCallback
 from bootscope.model import Boot, LogLine, Outcome
 

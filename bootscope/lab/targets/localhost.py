@@ -18,7 +18,7 @@ from typing import Any
 
 from bootscope.errors import BootError
 from bootscope.lab.hostinfo import host_info
-from bootscope.lab.plans.latency_tools import LOADS, load_argv, preemption_from
+from bootscope.lab.loads import LOADS, load_argv, preemption_from
 from bootscope.lab.targets.base import CommandOutput
 from bootscope.lab.where import Where
 

@@ -8,7 +8,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from bootscope.lab.plans.latency_tools import preemption_from
+from bootscope.lab.loads import preemption_from
 
 # The same facts LocalHost.kernel_facts reads, in its order, printed as NAME=VALUE by the machine's shell.
 KERNEL_FACTS_COMMAND = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import shlex
 
-from bootscope.lab.plans.ssh import REBOOT_KEXEC
+from bootscope.lab.reboot_variant import REBOOT_KEXEC
 
 
 def kexec_load_command(

@@ -10,6 +10,7 @@ import time
 from typing import Any
 
 from bootscope.errors import BootError
+from bootscope.lab.loads import load_argv
 from bootscope.lab.targets.base import CommandOutput
 from bootscope.lab.targets.machine_facts import (
     KERNEL_FACTS_COMMAND,
@@ -85,6 +86,35 @@ class ShellOps:
         if code != 0:
             return command, f"kexec -l failed (exit {code}): {one_line(out) or 'no output'}"
         return command, None
+
+
+class CommandsOnShell:
+    """The ``runs commands`` capability of a machine reached through one shell (a labgrid board, a
+    libvirt domain): every command, load and fact goes to :meth:`_command_shell`, which the machine
+    gives (its shell reached, the machine booted first when it is not up)."""
+
+    def _command_shell(self) -> ShellOps:
+        raise NotImplementedError
+
+    def run_command(self, argv: tuple[str, ...], timeout_s: float) -> CommandOutput:
+        """Run ``argv`` on the machine's shell (booting it first when it is not up); raises BootError
+        when it cannot, or the tool is not installed there."""
+        return self._command_shell().command(argv, timeout_s)
+
+    def start_load(self, load: str) -> object | None:
+        """Start background ``load`` there; return its handle (None for no load)."""
+        shell = self._command_shell()
+        argv = load_argv(load, int(shell.facts().get("cpus") or 1))
+        return None if argv is None else shell.start_load(argv)
+
+    def stop_load(self, handle: object | None) -> None:
+        """Stop the load that :meth:`start_load` started."""
+        if isinstance(handle, RemoteLoad):
+            self._command_shell().stop_load(handle)
+
+    def kernel_facts(self) -> dict[str, Any]:
+        """Return the facts a latency result depends on, read on the machine."""
+        return self._command_shell().facts()
 
 
 def one_line(error: BaseException | str) -> str:

@@ -60,12 +60,12 @@ def same_system(
     they are): a boot that failed where the baseline's did not, the metric's milestone not reached
     (nor an image's login prompt, which every baseline boot reached),
     a trouble line the baseline never printed, a systemd unit failed that never failed before."""
-    final = [b for b in tuned if not b.superseded and not b.warmup]
-    failed = [b for b in final if b.outcome != "ok"]
-    if failed and all(b.outcome == "ok" for b in baseline if not b.superseded and not b.warmup):
+    final = [b for b in tuned if b.measured]
+    failed = [b for b in final if not b.ok]
+    if failed and all(b.ok for b in baseline if b.measured):
         first = failed[0]
         return f"{len(failed)} of {len(final)} boots failed ({first.outcome}: {first.reason[:120]})"
-    reached = [b for b in baseline if not b.superseded and not b.warmup and b.outcome == "ok"]
+    reached = [b for b in baseline if b.counts]
     # The metric's milestone, and an image's login prompt whatever the metric (a tuned boot that
     # never shows the prompt is not the same system, however fast its systemd finished).
     for milestone in dict.fromkeys((metric, LOGIN_PROMPT_S)):
@@ -73,7 +73,7 @@ def same_system(
             reached and all(b.metrics.get(milestone) is not None for b in reached)
         ):
             continue
-        unreached = [b for b in final if b.outcome == "ok" and b.metrics.get(milestone) is None]
+        unreached = [b for b in final if b.ok and b.metrics.get(milestone) is None]
         if unreached:
             return f"{len(unreached)} of {len(final)} boots did not reach {milestone}'s milestone"
     new = sorted(trouble_lines(tuned_logs) - trouble_lines(baseline_logs))

@@ -149,7 +149,7 @@ def _probe(
     store: Store, request: TuneRequest, base: VariantSpec, run: Runner, asked: Sequence[Knob]
 ) -> tuple[int, list[Knob], float | None]:
     probe = run(plan_of([base], request, 1), {TUNE: PROBE, REQUEST: request_document(request)})
-    ok = [b for b in store.boots(probe) if b.outcome == "ok" and not b.superseded]
+    ok = [b for b in store.boots(probe) if b.final_ok]
     if not ok:
         raise BootError(f"the baseline did not boot (run {probe}): see `bootscope runs` and its log")
     seen = analyze_stored_boot(store, probe, ok[0].index)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from bootscope.lab.plans.board import parse_board
+from bootscope.lab.targets.labgrid.address import parse_board
 from bootscope.lab.targets.labgrid.board import LabgridBoard
 from bootscope.lab.where import Where
 

@@ -29,11 +29,11 @@ from typing import Any
 
 from bootscope.errors import BootError
 from bootscope.lab.hostinfo import measuring_host
-from bootscope.lab.plans.board import REBOOT_KEXEC, BoardSpec, BoardVariant, parse_board
-from bootscope.lab.plans.latency_tools import load_argv
 from bootscope.lab.qemu.accel import AccelChoice
-from bootscope.lab.targets.base import CommandOutput, LineCallback, StartCallback
+from bootscope.lab.reboot_variant import REBOOT_KEXEC, BoardVariant
+from bootscope.lab.targets.base import LineCallback, StartCallback
 from bootscope.lab.targets.console_read import BoardConsole
+from bootscope.lab.targets.labgrid.address import BoardSpec, parse_board
 from bootscope.lab.targets.labgrid.boot_args import check_boot_args, own_boot_args, set_boot_args
 from bootscope.lab.targets.labgrid.place import Place, PlaceHolds, places_of
 from bootscope.lab.targets.labgrid.shell import BoardShell
@@ -45,8 +45,7 @@ from bootscope.lab.targets.labgrid.uboot import (
     printed_command_lines,
     uboot_prompt_of,
 )
-from bootscope.lab.targets.machine_facts import RemoteLoad
-from bootscope.lab.targets.shell_ops import one_line
+from bootscope.lab.targets.shell_ops import CommandsOnShell, one_line
 from bootscope.model import Boot, Outcome
 
 ACCEL = AccelChoice(
@@ -55,7 +54,7 @@ ACCEL = AccelChoice(
 SHELL_WAIT_S = 300.0  # a board switched on for commands: how long its shell may take to answer
 
 
-class LabgridBoard:
+class LabgridBoard(CommandsOnShell):
     """The board ``labgrid:ENV:TARGET`` names; opened on first use, closed by :meth:`close`. It also
     runs commands on its shell (``latency run labgrid:...``): the board is booted from power-on first."""
 
@@ -257,26 +256,6 @@ class LabgridBoard:
     def where(self) -> str:
         """The board, for the user."""
         return self.name
-
-    def run_command(self, argv: tuple[str, ...], timeout_s: float) -> CommandOutput:
-        """Run ``argv`` on the board's shell (booting the board first when it is not up); raises
-        BootError when labgrid cannot, or the tool is not installed there."""
-        return self._command_shell().command(argv, timeout_s)
-
-    def start_load(self, load: str) -> object | None:
-        """Start background ``load`` on the board; return its handle (None for no load)."""
-        shell = self._command_shell()
-        argv = load_argv(load, int(shell.facts().get("cpus") or 1))
-        return None if argv is None else shell.start_load(argv)
-
-    def stop_load(self, handle: object | None) -> None:
-        """Stop the load that :meth:`start_load` started."""
-        if isinstance(handle, RemoteLoad):
-            self._command_shell().stop_load(handle)
-
-    def kernel_facts(self) -> dict[str, Any]:
-        """Return the facts a latency result depends on, read on the board."""
-        return self._command_shell().facts()
 
     def _command_shell(self) -> BoardShell:
         """Return the board's shell, logged in: the board is switched off and on first unless a boot of

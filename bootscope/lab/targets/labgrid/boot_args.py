@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from bootscope.errors import BootError
-from bootscope.lab.plans.board import BoardVariant
+from bootscope.lab.reboot_variant import BoardVariant
 from bootscope.lab.targets.shell_ops import one_line
 
 

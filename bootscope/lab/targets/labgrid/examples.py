@@ -24,10 +24,10 @@ import re
 from pathlib import Path
 
 from bootscope.errors import InputError
-from bootscope.lab.plans.board import parse_board
 from bootscope.lab.qemu.shell_initramfs import build_shell_initramfs
 from bootscope.lab.qemu.uboot import PACKAGE as UBOOT_PACKAGE
 from bootscope.lab.qemu.uboot import boot_disk, uboot_rom
+from bootscope.lab.targets.labgrid.address import parse_board
 from bootscope.lab.targets.qemu import LocalQemu
 
 KERNEL_VARIABLE = "LG_BOOTSCOPE_KERNEL"

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from bootscope.errors import BootError, InputError
-from bootscope.lab.plans.board import BoardVariant
+from bootscope.lab.reboot_variant import BoardVariant
 from bootscope.lab.targets.console_read import ConsoleDialogue, ConsoleRead, Step
 from bootscope.model import Outcome
 from bootscope.parse.patterns import PATTERNS

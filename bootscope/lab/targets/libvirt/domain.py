@@ -22,24 +22,22 @@ from typing import Any
 
 from bootscope.errors import BootError
 from bootscope.lab.hostinfo import measuring_host
-from bootscope.lab.plans.board import REBOOT_KEXEC, BoardVariant
-from bootscope.lab.plans.latency_tools import load_argv
 from bootscope.lab.qemu.accel import AccelChoice
-from bootscope.lab.targets.base import CommandOutput, LineCallback, StartCallback
+from bootscope.lab.reboot_variant import REBOOT_KEXEC, BoardVariant
+from bootscope.lab.targets.base import LineCallback, StartCallback
 from bootscope.lab.targets.console_read import BoardConsole, ConsoleRead
 from bootscope.lab.targets.console_shell import ConsoleShell
 from bootscope.lab.targets.libvirt.address import DomainSpec
 from bootscope.lab.targets.libvirt.connection import ConsoleStream, binding, connect
-from bootscope.lab.targets.machine_facts import RemoteLoad
 from bootscope.lab.targets.reboot_commands import console_order
-from bootscope.lab.targets.shell_ops import one_line
+from bootscope.lab.targets.shell_ops import CommandsOnShell, one_line
 from bootscope.model import Boot, Outcome
 
 SHELL_WAIT_S = 120.0  # a domain switched on for commands: how long its console's shell may take
 WHO = "libvirt"
 
 
-class LibvirtDomain:
+class LibvirtDomain(CommandsOnShell):
     """The domain ``libvirt:NAME[?connect=URI]`` names; connected on first use, destroyed and let go
     by :meth:`close`. It runs commands on its console's shell too (``latency run libvirt:...``)."""
 
@@ -226,26 +224,6 @@ class LibvirtDomain:
             else f"no marker within {timeout_s:g} s of the {way} reboot's order"
         )
         return self._boot(read, reason, start_ns, time.monotonic_ns(), (*done, order))
-
-    def run_command(self, argv: tuple[str, ...], timeout_s: float) -> CommandOutput:
-        """Run ``argv`` on the domain's shell (booting it first when it is not up); raises BootError
-        when it cannot, or the tool is not installed there."""
-        return self._command_shell().command(argv, timeout_s)
-
-    def start_load(self, load: str) -> object | None:
-        """Start background ``load`` in the domain; return its handle (None for no load)."""
-        shell = self._command_shell()
-        argv = load_argv(load, int(shell.facts().get("cpus") or 1))
-        return None if argv is None else shell.start_load(argv)
-
-    def stop_load(self, handle: object | None) -> None:
-        """Stop the load that :meth:`start_load` started."""
-        if isinstance(handle, RemoteLoad):
-            self._command_shell().stop_load(handle)
-
-    def kernel_facts(self) -> dict[str, Any]:
-        """Return the facts a latency result depends on, read in the domain."""
-        return self._command_shell().facts()
 
     def close(self) -> None:
         """Destroy the domain (if running), let its console and the connection go; safe to call twice."""

@@ -8,6 +8,7 @@ is a pure function of the facts, so its advice is tested without a machine.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from bootscope.errors import BootError
 from bootscope.lab.targets.base import ShellResult
@@ -50,127 +51,149 @@ def parse_facts(output: str) -> dict[str, str]:
 def advise(facts: dict[str, str], local_machine_id: str | None = None) -> list[Check]:
     """Return the checks for a machine's ``facts``: kexec installed and allowed, root or sudo, the
     journal persistent, printk times, the clock source, initcall_debug, free disk for logs and
-    whether it is this host. Missing facts give a ``warn`` saying they could not be read."""
-    words = facts.get("cmdline", "").split()
-    checks = []
-    kexec = facts.get("kexec", "missing")
-    disabled = facts.get("kexec-load-disabled", "unknown")
+    whether it is this host (:data:`ADVICE`, one rule a check). Missing facts give a ``warn`` saying
+    they could not be read."""
+    found = (rule(Facts(facts, local_machine_id)) for rule in ADVICE)
+    return [check for check in found if check is not None]
+
+
+@dataclass(frozen=True, slots=True)
+class Facts:
+    """What one rule of :data:`ADVICE` reads: the machine's facts and this host's machine-id."""
+
+    facts: dict[str, str]
+    local_machine_id: str | None
+
+    def get(self, name: str, default: str = "") -> str:
+        """Return the fact ``name`` (``default`` when it was not read)."""
+        return self.facts.get(name, default)
+
+    @property
+    def words(self) -> list[str]:
+        """The words of the running kernel's command line."""
+        return self.get("cmdline").split()
+
+
+def _kexec(f: Facts) -> Check:
+    kexec, disabled = f.get("kexec", "missing"), f.get("kexec-load-disabled", "unknown")
     if kexec == "missing":
-        checks.append(
-            Check("kexec", BAD, "kexec-tools not installed", "install kexec-tools for --reboot kexec")
-        )
-    elif disabled == "1":
-        checks.append(
-            Check(
-                "kexec",
-                BAD,
-                "kexec_load_disabled = 1",
-                "no kernel can be loaded until the next reboot (the switch cannot be turned back):"
-                " reboot, and keep the boot from setting kernel.kexec_load_disabled; or use --reboot reboot",
-            )
-        )
-    else:
-        checks.append(Check("kexec", GOOD, f"{kexec}, kexec_load_disabled = {disabled}"))
-    root = facts.get("user") == "0" or facts.get("sudo") == "yes"
-    checks.append(
-        Check("root", GOOD, "root or sudo -n")
-        if root
-        else Check(
-            "root",
+        return Check("kexec", BAD, "kexec-tools not installed", "install kexec-tools for --reboot kexec")
+    if disabled == "1":
+        return Check(
+            "kexec",
             BAD,
-            "neither root nor password-less sudo",
-            "rebooting needs root: log in as root or allow this user sudo -n for kexec and systemctl",
+            "kexec_load_disabled = 1",
+            "no kernel can be loaded until the next reboot (the switch cannot be turned back):"
+            " reboot, and keep the boot from setting kernel.kexec_load_disabled; or use --reboot reboot",
         )
+    return Check("kexec", GOOD, f"{kexec}, kexec_load_disabled = {disabled}")
+
+
+def _root(f: Facts) -> Check:
+    if f.get("user") == "0" or f.get("sudo") == "yes":
+        return Check("root", GOOD, "root or sudo -n")
+    return Check(
+        "root",
+        BAD,
+        "neither root nor password-less sudo",
+        "rebooting needs root: log in as root or allow this user sudo -n for kexec and systemctl",
     )
-    if facts.get("journalctl", "missing") == "missing":
-        checks.append(
-            Check("journal", WARN, "no journalctl", "bootscope reads dmesg instead (no PID 1 lines)")
+
+
+def _journal(f: Facts) -> Check:
+    if f.get("journalctl", "missing") == "missing":
+        return Check("journal", WARN, "no journalctl", "bootscope reads dmesg instead (no PID 1 lines)")
+    if f.get("journal-dir") != "yes":
+        return Check(
+            "journal",
+            WARN,
+            "volatile (no /var/log/journal)",
+            "mkdir /var/log/journal (Storage=auto makes it persistent): a boot whose reading fails"
+            " can be read again later",
         )
-    elif facts.get("journal-dir") != "yes":
-        checks.append(
-            Check(
-                "journal",
-                WARN,
-                "volatile (no /var/log/journal)",
-                "mkdir /var/log/journal (Storage=auto makes it persistent): a boot whose reading fails"
-                " can be read again later",
-            )
-        )
-    else:
-        checks.append(Check("journal", GOOD, "persistent (/var/log/journal)"))
-    time_on = facts.get("printk-time", "unknown")
-    if time_on in ("Y", "1") and "printk.time=0" not in words:
-        checks.append(Check("printk.time", GOOD, "on"))
-    else:
-        checks.append(
-            Check(
-                "printk.time",
-                BAD,
-                f"printk.time = {time_on}",
-                "add printk.time=1 to the command line: without kernel timestamps there is no kernel"
-                " breakdown",
-            )
-        )
-    source = facts.get("clocksource", "")
+    return Check("journal", GOOD, "persistent (/var/log/journal)")
+
+
+def _printk_time(f: Facts) -> Check:
+    time_on = f.get("printk-time", "unknown")
+    if time_on in ("Y", "1") and "printk.time=0" not in f.words:
+        return Check("printk.time", GOOD, "on")
+    return Check(
+        "printk.time",
+        BAD,
+        f"printk.time = {time_on}",
+        "add printk.time=1 to the command line: without kernel timestamps there is no kernel breakdown",
+    )
+
+
+def _clocksource(f: Facts) -> Check:
+    source = f.get("clocksource")
     if source in GOOD_CLOCKSOURCES:
-        checks.append(Check("clocksource", GOOD, source))
-    else:
-        checks.append(
-            Check(
-                "clocksource",
-                WARN,
-                source or "unknown",
-                "printk stamps follow the clock source; a coarse or slow one (jiffies, hpet, acpi_pm)"
-                " blurs short initcalls: check dmesg for why tsc was rejected",
-            )
+        return Check("clocksource", GOOD, source)
+    return Check(
+        "clocksource",
+        WARN,
+        source or "unknown",
+        "printk stamps follow the clock source; a coarse or slow one (jiffies, hpet, acpi_pm)"
+        " blurs short initcalls: check dmesg for why tsc was rejected",
+    )
+
+
+def _initcall_debug(f: Facts) -> Check:
+    if "initcall_debug" in f.words:
+        return Check(
+            "initcall_debug",
+            WARN,
+            "on",
+            "every initcall is logged: good for finding the slow one, but it slows the boot a little;"
+            " measure A/B with it off",
         )
-    if "initcall_debug" in words:
-        checks.append(
-            Check(
-                "initcall_debug",
-                WARN,
-                "on",
-                "every initcall is logged: good for finding the slow one, but it slows the boot a little;"
-                " measure A/B with it off",
-            )
-        )
-    else:
-        checks.append(
-            Check(
-                "initcall_debug",
-                GOOD,
-                "off",
-                "add initcall_debug (a kexec variant: append=initcall_debug) to see which initcalls take"
-                " the time",
-            )
-        )
+    return Check(
+        "initcall_debug",
+        GOOD,
+        "off",
+        "add initcall_debug (a kexec variant: append=initcall_debug) to see which initcalls take the time",
+    )
+
+
+def _disk(f: Facts) -> Check:
     try:
-        free_kb = int(facts.get("free-kb", ""))
+        free_kb = int(f.get("free-kb"))
     except ValueError:
-        checks.append(Check("disk", WARN, "free space under /var/log unknown"))
-    else:
-        if free_kb < MIN_FREE_KB:
-            checks.append(
-                Check(
-                    "disk",
-                    WARN,
-                    f"{free_kb // 1024} MiB free under /var/log",
-                    "journald rotates old boots away when the disk is short: free some space",
-                )
-            )
-        else:
-            checks.append(Check("disk", GOOD, f"{free_kb // 1024} MiB free under /var/log"))
-    remote_id = facts.get("machine-id", "")
-    if local_machine_id and remote_id and local_machine_id.strip() == remote_id.strip():
-        checks.append(
-            Check(
-                "machine",
-                WARN,
-                "this is the machine bootscope runs on",
-                "a run reboots it and ends itself: run bootscope elsewhere, or give --yes-this-machine",
-            )
+        return Check("disk", WARN, "free space under /var/log unknown")
+    if free_kb < MIN_FREE_KB:
+        return Check(
+            "disk",
+            WARN,
+            f"{free_kb // 1024} MiB free under /var/log",
+            "journald rotates old boots away when the disk is short: free some space",
         )
-    return checks
+    return Check("disk", GOOD, f"{free_kb // 1024} MiB free under /var/log")
+
+
+def _this_machine(f: Facts) -> Check | None:
+    remote_id = f.get("machine-id")
+    if not (f.local_machine_id and remote_id and f.local_machine_id.strip() == remote_id.strip()):
+        return None
+    return Check(
+        "machine",
+        WARN,
+        "this is the machine bootscope runs on",
+        "a run reboots it and ends itself: run bootscope elsewhere, or give --yes-this-machine",
+    )
+
+
+# The rules of :func:`advise`, in the order the checks are shown.
+ADVICE: tuple[Callable[[Facts], Check | None], ...] = (
+    _kexec,
+    _root,
+    _journal,
+    _printk_time,
+    _clocksource,
+    _initcall_debug,
+    _disk,
+    _this_machine,
+)
 
 
 def read_machine_facts(

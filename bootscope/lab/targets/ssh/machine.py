@@ -15,7 +15,7 @@ from typing import Any
 
 from bootscope.errors import BootError
 from bootscope.lab.hostinfo import host_info
-from bootscope.lab.plans.latency_tools import load_argv
+from bootscope.lab.loads import load_argv
 from bootscope.lab.targets.base import CommandOutput, ShellResult
 from bootscope.lab.targets.machine_facts import (
     KERNEL_FACTS_COMMAND,
