@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 from bootscope.analyze.advisor import advise
 from bootscope.analyze.cpus import CpuSeen, summarize_cpus
@@ -69,6 +69,79 @@ def analyze_boot(
     )
 
 
+@dataclass(slots=True)
+class _Seen:
+    """What one pass over a boot's known lines found (:func:`_scan_known`): its identity, the first
+    time of each milestone and its line, the CPUs' bring-up, bootscope's marker, systemd's start and
+    finish, a panic, the init path, and the stand-ins for phase boundaries."""
+
+    identity: dict[str, object] = field(default_factory=dict)
+    milestones: dict[str, float] = field(default_factory=dict)
+    milestone_index: dict[str, int] = field(default_factory=dict)
+    cpus: CpuSeen = field(default_factory=CpuSeen)
+    marker_uptime: float | None = None
+    marker_index: int | None = None
+    marker_resolution_s: float = 0.0  # of the marker's uptime: 0.01 for "uptime=1.70"
+    systemd_start_s: float | None = None
+    finished_s: float | None = None
+    finished_index: int | None = None
+    panic: Panic | None = None
+    init_path: str | None = None  # the first "Run PATH as init process"
+    # stand-ins for phase boundaries (analyze/phases.py): milestones only where a phase uses them
+    free_last: Mark | None = None  # the last "Freeing unused kernel ... memory" line
+    slab: Mark | None = None  # the first "SLUB: HWalign=" line
+
+
+def _scan_known(cols: BootColumns, first_index: int | None) -> _Seen:
+    """Return what the known lines of ``cols`` say (``first_index``: the kernel's first timed line;
+    a command line printed before it is the boot loader's)."""
+    seen = _Seen()
+    for name, index, groups, t in cols.known:
+        if name == "run_init" and seen.init_path is None:
+            seen.init_path = groups[0]
+        if name in _FIRST_ONLY:
+            key = _FIRST_ONLY[name]
+            if key not in seen.milestones and t is not None:
+                seen.milestones[key] = t
+                seen.milestone_index[key] = index
+            if name == "memory" and "memory_kb" not in seen.identity:
+                seen.identity["memory_kb"] = int(groups[1] or 0)
+            elif name == "smp_done":
+                seen.identity["cpus"] = int(groups[1] or 0)
+            elif name == "free_init" and t is not None:
+                seen.free_last = Mark(t, index)
+        elif name == "slub" and seen.slab is None and t is not None:
+            seen.slab = Mark(t, index)
+        elif name == "cpu_progress":
+            seen.cpus.progress(cols.line(index).text, t)
+        elif name == "cpu_up_cycles":
+            seen.cpus.cycles(groups, t)
+        elif name == "deferred_done" and t is not None:
+            seen.milestones["deferred_pages_done"] = t  # the last node's line
+        elif name == "marker" and seen.marker_index is None:
+            seen.marker_uptime = float(groups[1] or 0.0)
+            seen.marker_index = index
+            seen.marker_resolution_s = _resolution_s(groups[1] or "")
+        elif name == "banner":
+            seen.identity.setdefault("release", groups[0])
+        elif name == "cmdline" and index >= (first_index or 0):  # U-Boot's zboot prints one before the kernel
+            seen.identity.setdefault("cmdline", (groups[0] or "").strip())
+        elif name == "tsc_mhz":
+            seen.cpus.tsc_mhz = float(groups[0] or groups[1] or 0.0) or seen.cpus.tsc_mhz
+        elif name == "cpus_allowed":
+            seen.identity.setdefault("cpus_allowed", int(groups[0] or 0))
+        elif name == "systemd_start" and t is not None:
+            seen.systemd_start_s, seen.finished_s = t, None  # the last start is the real root's
+            seen.finished_index = None
+        elif name == "panic" and seen.panic is None:
+            seen.panic = Panic(t, (groups[0] or "").strip())
+        elif name == "startup_finished" and seen.finished_index is None:
+            seen.finished_index = index
+            if t is not None:
+                seen.finished_s = t
+    return seen
+
+
 def analyze_columns(
     cols: BootColumns,
     *,
@@ -85,67 +158,10 @@ def analyze_columns(
     """
     user_rx = _compile_marker(marker_regex)
     cols, early = split_early(cols)
-    identity: dict[str, object] = {}
-    milestones: dict[str, float] = {}
-    milestone_index: dict[str, int] = {}
-    cpus = CpuSeen()
-    marker_uptime: float | None = None
-    marker_index: int | None = None
-    marker_resolution_s = 0.0  # of the marker's uptime: 0.01 for "uptime=1.70"
-    systemd_start_s: float | None = None
-    finished_s: float | None = None
-    finished_index: int | None = None
-    panic: Panic | None = None
-    init_path: str | None = None  # the first "Run PATH as init process"
-    # stand-ins for phase boundaries (analyze/phases.py): milestones only where a phase uses them
-    free_last: Mark | None = None  # the last "Freeing unused kernel ... memory" line
-    slab: Mark | None = None  # the first "SLUB: HWalign=" line
-
     timed_count = len(cols.timed_index)
     first_index = int(cols.timed_index[0]) if timed_count else None  # lines before it: the boot loader's
-    for name, index, groups, t in cols.known:
-        if name == "run_init" and init_path is None:
-            init_path = groups[0]
-        if name in _FIRST_ONLY:
-            key = _FIRST_ONLY[name]
-            if key not in milestones and t is not None:
-                milestones[key] = t
-                milestone_index[key] = index
-            if name == "memory" and "memory_kb" not in identity:
-                identity["memory_kb"] = int(groups[1] or 0)
-            elif name == "smp_done":
-                identity["cpus"] = int(groups[1] or 0)
-            elif name == "free_init" and t is not None:
-                free_last = Mark(t, index)
-        elif name == "slub" and slab is None and t is not None:
-            slab = Mark(t, index)
-        elif name == "cpu_progress":
-            cpus.progress(cols.line(index).text, t)
-        elif name == "cpu_up_cycles":
-            cpus.cycles(groups, t)
-        elif name == "deferred_done" and t is not None:
-            milestones["deferred_pages_done"] = t  # the last node's line
-        elif name == "marker" and marker_index is None:
-            marker_uptime = float(groups[1] or 0.0)
-            marker_index = index
-            marker_resolution_s = _resolution_s(groups[1] or "")
-        elif name == "banner":
-            identity.setdefault("release", groups[0])
-        elif name == "cmdline" and index >= (first_index or 0):  # U-Boot's zboot prints one before the kernel
-            identity.setdefault("cmdline", (groups[0] or "").strip())
-        elif name == "tsc_mhz":
-            cpus.tsc_mhz = float(groups[0] or groups[1] or 0.0) or cpus.tsc_mhz
-        elif name == "cpus_allowed":
-            identity.setdefault("cpus_allowed", int(groups[0] or 0))
-        elif name == "systemd_start" and t is not None:
-            systemd_start_s, finished_s = t, None  # the last start is the real root's
-            finished_index = None
-        elif name == "panic" and panic is None:
-            panic = Panic(t, (groups[0] or "").strip())
-        elif name == "startup_finished" and finished_index is None:
-            finished_index = index
-            if t is not None:
-                finished_s = t
+    seen = _scan_known(cols, first_index)
+    milestones, marker_index = seen.milestones, seen.marker_index  # (the marker: a --marker match)
 
     first_s = float(cols.timed_s[0]) if timed_count else None
     gaps, high_s = top_gaps(cols, top_n)
@@ -153,7 +169,7 @@ def analyze_columns(
     if first_s is not None:
         milestones["first_line"] = first_s
 
-    run_init_index = milestone_index.get("run_init")
+    run_init_index = seen.milestone_index.get("run_init")
     if run_init_index is not None:
         user_index = _first_userspace(cols, run_init_index)
         user_s = _time_at_or_before(cols, user_index)
@@ -161,8 +177,8 @@ def analyze_columns(
             milestones["first_userspace"] = user_s
 
     userspace_s: float | None = None
-    if marker_uptime is not None:
-        userspace_s = marker_uptime
+    if seen.marker_uptime is not None:
+        userspace_s = seen.marker_uptime
     elif user_rx is not None:
         for i in range(cols.line_count):
             if user_rx.search(cols.line(i).text):
@@ -172,18 +188,18 @@ def analyze_columns(
     if userspace_s is not None:
         milestones["userspace"] = userspace_s
 
-    marks = {key: Mark(milestones[key], i) for key, i in milestone_index.items() if key in milestones}
+    marks = {key: Mark(milestones[key], i) for key, i in seen.milestone_index.items() if key in milestones}
     if first_index is not None and first_s is not None:
         marks["first_line"] = Mark(first_s, first_index)
     if userspace_s is not None:
         marks["userspace"] = Mark(
-            userspace_s, cols.line_count if marker_index is None else marker_index, marker_resolution_s
+            userspace_s, cols.line_count if marker_index is None else marker_index, seen.marker_resolution_s
         )
-    if free_last is not None:
-        marks["free_init_last"] = free_last
-    if slab is not None:
-        marks["slab_ready"] = slab
-    kernel_end = marks.get("run_init") or (free_last if "run_init" not in marks else None)
+    if seen.free_last is not None:
+        marks["free_init_last"] = seen.free_last
+    if seen.slab is not None:
+        marks["slab_ready"] = seen.slab
+    kernel_end = marks.get("run_init") or (seen.free_last if "run_init" not in marks else None)
     end_s = userspace_s if userspace_s is not None else (kernel_end.t_s if kernel_end else last_s)
     table = build_phases(marks, end_s)
     for used in table.chosen.values():  # a stand-in line that a phase uses is a milestone too
@@ -191,46 +207,46 @@ def analyze_columns(
     if table.chosen.get("run_init") != "free_init_last" and "run_init" not in marks:
         kernel_end = None  # the last Freeing line came out of order: no end of kernel init
 
-    if systemd_start_s is not None:
-        milestones["systemd_start"] = systemd_start_s
-    if finished_s is not None:
-        milestones["startup_finished"] = finished_s
+    if seen.systemd_start_s is not None:
+        milestones["systemd_start"] = seen.systemd_start_s
+    if seen.finished_s is not None:
+        milestones["startup_finished"] = seen.finished_s
     metrics = Metrics(
         kernel_init_s=None if kernel_end is None else kernel_end.t_s,
         userspace_s=userspace_s,
         host_wall_s=_host_delta(cols, marker_index, host_start_ns),
         host_kernel_start_s=_host_delta(cols, first_index, host_start_ns),
-        initrd_s=_span(milestones.get("run_init"), systemd_start_s)
-        if _ran_initramfs(init_path, identity.get("cmdline"))
+        initrd_s=_span(milestones.get("run_init"), seen.systemd_start_s)
+        if _ran_initramfs(seen.init_path, seen.identity.get("cmdline"))
         else None,
-        systemd_userspace_s=_span(systemd_start_s, finished_s),
+        systemd_userspace_s=_span(seen.systemd_start_s, seen.finished_s),
     )
     bootstage = read_prelude(cols, first_index)
     metrics = replace(metrics, **prekernel_metrics(bootstage, early))
     if kexec_start_ns is not None and kernel_end is not None:
         metrics = replace(metrics, **_kexec_metrics(cols.line(kernel_end.index), kexec_start_ns))
     warnings: list[str] = list(table.notes)
-    if user_rx is not None and marker_uptime is None and userspace_s is None:
+    if user_rx is not None and seen.marker_uptime is None and userspace_s is None:
         warnings.append(f"no line matches the marker regex {marker_regex!r}")
-    stated = None if finished_index is None else parse_time((cols.line(finished_index).text,))
+    stated = None if seen.finished_index is None else parse_time((cols.line(seen.finished_index).text,))
     disagreement = _stated_disagreement(metrics, stated)
     if disagreement:
         warnings.append(disagreement)
     breakdown = Breakdown(
-        identity=_identity(identity, cpus.tsc_mhz is not None),
+        identity=_identity(seen.identity, seen.cpus.tsc_mhz is not None),
         metrics=metrics,
         milestones=dict(sorted(milestones.items(), key=lambda item: item[1])),
         phases=table.phases,
         gaps=gaps,
         initcalls=summarize_initcalls(cols.initcalls, top_n, keep_all=all_initcalls),
-        cpu_bringup=summarize_cpus(cpus, milestones.get("smp_start"), milestones.get("smp_done")),
+        cpu_bringup=summarize_cpus(seen.cpus, milestones.get("smp_start"), milestones.get("smp_done")),
         first_s=first_s,
         last_s=last_s,
         line_count=cols.line_count,
         timed_line_count=timed_count,
         warnings=tuple(warnings),
         systemd_stated=stated,
-        panic=panic,
+        panic=seen.panic,
         bootstage=bootstage,
         early_counter=early,
     )

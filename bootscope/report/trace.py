@@ -51,6 +51,43 @@ class _Lanes:
         raise AssertionError("no lane given")  # pragma: no cover - callers pass an open-ended range
 
 
+def _milestone_events(breakdown: Breakdown) -> list[Event]:
+    """Return one instant event per milestone, in time order, on the phases track."""
+    return [
+        {
+            "name": name,
+            "cat": "milestone",
+            "ph": "i",
+            "s": "g",
+            "ts": _us(t_s),
+            "pid": PID_BOOT,
+            "tid": _TID_PHASES,
+        }
+        for name, t_s in sorted(breakdown.milestones.items(), key=lambda kv: kv[1])
+    ]
+
+
+def _line_events(lines: Sequence[LogLine]) -> list[Event]:
+    """Return one instant event per log line on the console track; an untimed line at the time of
+    the last timed line before it (0 at the start), marked ``untimed``."""
+    events: list[Event] = []
+    last_ts = 0.0
+    for number, line in enumerate(lines, start=1):
+        line_args: dict[str, Any] = {"text": line.text, "line": number}
+        if line.guest_s is not None:
+            last_ts = _us(line.guest_s)
+        else:
+            line_args["untimed"] = True
+        if line.level is not None:
+            line_args["level"] = line.level
+        if line.caller is not None:
+            line_args["caller"] = line.caller
+        name = line.text.strip()[:80] or "(empty line)"
+        event = {"name": name, "cat": "log", "ph": "i", "s": "t", "ts": last_ts, "pid": PID_CONSOLE, "tid": 1}
+        events.append({**event, "args": line_args})
+    return events
+
+
 def trace_events(
     breakdown: Breakdown, lines: Sequence[LogLine], label: str = "boot", units: Sequence[UnitSpan] = ()
 ) -> list[Event]:
@@ -142,43 +179,8 @@ def trace_events(
             {"name": name, "cat": cat, "ph": "X", "ts": ts, "dur": dur, "pid": pid, "tid": tid, "args": args}
         )
 
-    for name, t_s in sorted(breakdown.milestones.items(), key=lambda kv: kv[1]):
-        events.append(
-            {
-                "name": name,
-                "cat": "milestone",
-                "ph": "i",
-                "s": "g",
-                "ts": _us(t_s),
-                "pid": PID_BOOT,
-                "tid": _TID_PHASES,
-            }
-        )
-
-    last_ts = 0.0
-    for number, line in enumerate(lines, start=1):
-        line_args: dict[str, Any] = {"text": line.text, "line": number}
-        if line.guest_s is not None:
-            last_ts = _us(line.guest_s)
-        else:
-            line_args["untimed"] = True
-        if line.level is not None:
-            line_args["level"] = line.level
-        if line.caller is not None:
-            line_args["caller"] = line.caller
-        name = line.text.strip()[:80] or "(empty line)"
-        events.append(
-            {
-                "name": name,
-                "cat": "log",
-                "ph": "i",
-                "s": "t",
-                "ts": last_ts,
-                "pid": PID_CONSOLE,
-                "tid": 1,
-                "args": line_args,
-            }
-        )
+    events += _milestone_events(breakdown)
+    events += _line_events(lines)
 
     for (pid, tid), thread in sorted(thread_names.items()):
         meta.append(
