@@ -130,8 +130,9 @@ _TABLE = (
         POWERON_TO_KERNEL_S,
         "s",
         Clock.HOST_MONOTONIC,
-        "host time from the power-on order (a labgrid power driver) to the arrival of the board's first"
-        " console line with a kernel timestamp: firmware, boot loader, kernel load and decompression.",
+        "host time from the power-on order (a labgrid power driver; a libvirt domain's resume after its"
+        " paused start) to the arrival of the machine's first console line with a kernel timestamp:"
+        " firmware, boot loader, kernel load and decompression.",
         workloads=("board",),
     ),
     Metric(
@@ -250,10 +251,10 @@ _TABLE = (
         RESTART_TO_MARKER_S,
         "s",
         Clock.HOST_MONOTONIC,
-        "a labgrid board: host time from the order that restarted it to the arrival of the new boot's"
-        " marker line: a cold boot's power-on order; a warm or kexec reboot's order on the board's"
-        " shell (as reboot_stop_s starts), so it holds the old system's shutdown too. The one number"
-        " that compares cold, warm and kexec reboots of one board.",
+        "a labgrid board or a libvirt domain: host time from the order that restarted it to the arrival"
+        " of the new boot's marker line: a cold boot's power-on order; a warm or kexec reboot's order on"
+        " its shell (as reboot_stop_s starts), so it holds the old system's shutdown too. The one number"
+        " that compares cold, warm and kexec reboots of one machine.",
         workloads=("board",),
     ),
     Metric(
