@@ -110,3 +110,23 @@ def test_a_first_look_cut_short_resumes_with_its_baseline_four_times_a_round(tmp
     # The fake's jitter follows its own boot count, so the values differ a little; the decisions not.
     assert [t.verdict.decision for t in resumed.tried] == [t.verdict.decision for t in whole.tried]
     assert [t.verdict.boots for t in resumed.tried] == [t.verdict.boots for t in whole.tried]
+
+
+def test_a_tune_stored_before_where_is_read_with_its_machine() -> None:
+    """A probe run stored before ``TuneRequest.where`` kept its machine as ``board`` or ``ssh``: it is
+    read back as the same place, the SSH run's switches kept; a new document round-trips."""
+    import json
+
+    from bootscope.lab.where import LABGRID, SSH, Where
+    from bootscope.usecases.tune.resume import request_document, request_from_document
+
+    base = {"kernel": "", "append": "quiet", "metric": "kernel_init_s", "boots_per_arm": 4, "alpha": 0.05}
+    board = request_from_document(json.dumps({**base, "board": "labgrid:/lab/env.yaml:main", "ssh": None}))
+    assert board.where == Where(LABGRID, "labgrid:/lab/env.yaml:main") and not board.no_checks
+    ssh = {"url": "ssh://root@h:2222", "identity": "/k", "known_hosts": None, "console": "cat /dev/ttyS1",
+           "no_checks": True, "yes_this_machine": False}  # fmt: skip
+    machine = request_from_document(json.dumps({**base, "board": None, "ssh": ssh}))
+    assert machine.where == Where(SSH, "ssh://root@h:2222", "/k", None, "cat /dev/ttyS1")
+    assert machine.no_checks and not machine.yes_this_machine
+    again = request_from_document(request_document(machine))
+    assert (again.where, again.no_checks, again.append) == (machine.where, True, "quiet")
