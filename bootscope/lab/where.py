@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from bootscope.errors import InputError
@@ -127,39 +128,30 @@ class Where:
     known_hosts: str | None = None
     console: str | None = None
 
-    @property
-    def machine(self) -> bool:
-        """True when it is a machine of its own (this host's tools, an SSH machine, a board), not a
-        guest QEMU boots here."""
-        return kind_named(self.kind).machine
-
-    @property
-    def runs_tools(self) -> bool:
-        """True when the machine runs a measuring tool itself (see :attr:`Kind.runs_tools`)."""
-        return kind_named(self.kind).runs_tools
-
 
 QEMU_PLACE = Where(QEMU, QEMU_HERE)
 
 
 def parse_where(
     text: str,
-    identity: str | None = None,
-    known_hosts: str | None = None,
+    identity: str | Path | None = None,
+    known_hosts: str | Path | None = None,
     console: str | None = None,
 ) -> Where:
-    """Return the place TARGET ``text`` names, checked and written as stored by its kind's module
-    (``identity``, ``known_hosts``: paths, checked and made absolute where the kind takes keys).
-    Raises InputError for a bad address or a missing file, and for keys or a console given to a kind
-    that takes none."""
+    """Return the place TARGET ``text`` names, checked and written as stored by its kind's module's
+    ``check_where`` (``identity``, ``known_hosts``: paths, checked and made absolute where the kind
+    takes keys). Raises InputError for a bad address or a missing file, and for keys or a console
+    given to a kind that takes none."""
     kind = kind_of(text)
     if not kind.takes_keys and (identity or known_hosts or console):
         raise InputError(f"--identity, --known-hosts and a console command are for {_keyed_shapes()}")
-    where = Where(kind.name, text, identity, known_hosts, console)
-    if kind.name == QEMU:
-        return replace(where, address=QEMU_HERE)
+    where = Where(kind.name, text, _path_text(identity), _path_text(known_hosts), console)
     checked: Where = _hook(kind, "check_where")(where)
     return checked
+
+
+def _path_text(path: str | Path | None) -> str | None:
+    return str(path) if path else None
 
 
 def stored_where(

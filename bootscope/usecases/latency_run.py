@@ -56,11 +56,7 @@ def latency_plan(request: LatencyRequest) -> LatencyPlan:
     target = request.target or ""
     identity = known_hosts = None
     if kind_of(target).machine:
-        where = parse_where(
-            target,
-            str(request.identity) if request.identity else None,
-            str(request.known_hosts) if request.known_hosts else None,
-        )
+        where = parse_where(target, request.identity, request.known_hosts)
         target, identity, known_hosts = where.address, where.identity, where.known_hosts
     base = LatencySettings(
         tool=request.tool,

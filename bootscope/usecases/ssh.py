@@ -59,10 +59,10 @@ def build_ssh_plan(given: SshOptions) -> SshPlan:
         build_ssh_variants,
         validate_ssh_plan,
     )
-    from bootscope.lab.targets.ssh.client import parse_ssh_url
     from bootscope.lab.targets.ssh.serial_console import device_command
+    from bootscope.lab.where import parse_where
 
-    address = parse_ssh_url(given.target, given.identity, given.known_hosts)
+    where = parse_where(given.target, given.identity, given.known_hosts)
     if given.console and given.console_device:
         raise InputError("give --console CMD or --console-device DEV, not both")
     console = given.console
@@ -77,11 +77,11 @@ def build_ssh_plan(given: SshOptions) -> SshPlan:
     )
     return validate_ssh_plan(
         SshPlan(
-            target=address.url,
+            target=where.address,
             variants=build_ssh_variants(base, given.variants),
             reboot=given.reboot or "kexec",
-            identity=str(address.identity) if address.identity else None,
-            known_hosts=str(address.known_hosts) if address.known_hosts else None,
+            identity=where.identity,
+            known_hosts=where.known_hosts,
             console=console,
             samples_per_variant=given.samples or defaults.SAMPLES_PER_VARIANT,
             warmup_per_variant=given.warmup or 0,

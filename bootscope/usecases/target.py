@@ -33,7 +33,5 @@ def check_target_text(target: str, identity: Path | None, known_hosts: Path | No
     """Return the checks of the machine ``target`` names (``ssh://USER@HOST[:PORT]``,
     ``libvirt:NAME``). Raises InputError for a bad address, key file or a kind with no checks,
     BootError when SSH refuses it or it does not answer."""
-    where = parse_where(
-        target, str(identity) if identity else None, str(known_hosts) if known_hosts else None
-    )
+    where = parse_where(target, identity, known_hosts)
     return TargetCheck(where.address, tuple(check_machine(where, read_local_machine_id())))

@@ -58,7 +58,11 @@ def test_an_ssh_url_is_written_as_stored_with_its_files_absolute(
     monkeypatch.chdir(tmp_path)
     where = parse_where("ssh://root@[::1]:2222", identity="id", console="cat /dev/ttyUSB0")
     assert (where.kind, where.address, where.identity) == (SSH, "ssh://root@[::1]:2222", str(key))
-    assert where.console == "cat /dev/ttyUSB0" and where.machine and where.runs_tools
+    assert (
+        where.console == "cat /dev/ttyUSB0"
+        and kind_of(where.address).machine
+        and kind_of(where.address).runs_tools
+    )
 
 
 def test_a_board_is_named_by_its_environments_absolute_path(

@@ -51,6 +51,6 @@ def check_machine(where: Where, local_machine_id: str | None) -> list[Check]:
     hook = kind_hook(kind_named(where.kind), "check_machine")
     if hook is None:
         known = " or ".join(k.shape for k in KINDS if kind_hook(k, "check_machine") is not None)
-        raise InputError(f"target check: {where.address!r} is not a machine it checks; give {known}")
+        raise InputError(f"target check: a {where.kind} target is not a machine it checks; give {known}")
     checks: list[Check] = hook(where, local_machine_id)
     return checks

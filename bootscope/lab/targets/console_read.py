@@ -36,6 +36,13 @@ class ConsoleRead:
     outcome: Outcome = Outcome.TIMEOUT
     reason: str = ""
 
+    def why(self, timeout_s: float, since: str) -> str:
+        """Return the read's reason, or for a timeout that no marker came within ``timeout_s`` of
+        ``since`` (``power-on``, ``the warm reboot's order``)."""
+        if self.outcome is not Outcome.TIMEOUT:
+            return self.reason
+        return f"no marker within {timeout_s:g} s of {since}"
+
 
 @dataclass(frozen=True, slots=True)
 class Step:

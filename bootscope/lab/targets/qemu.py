@@ -21,7 +21,7 @@ from bootscope.lab.qemu.kexec_chain import build_chain_initramfs
 from bootscope.lab.qemu.process import BootConfig, boot_once, validate
 from bootscope.lab.qemu.root_initramfs import RootInitramfs, build_root_initramfs
 from bootscope.lab.targets.base import BootsGuests, LineCallback, StartCallback, Target
-from bootscope.lab.where import Where
+from bootscope.lab.where import QEMU_HERE, Where
 from bootscope.model import Boot
 from bootscope.parse.patterns import PANIC_RE
 
@@ -97,8 +97,9 @@ class LocalQemu:
 
 
 def check_where(where: Where) -> Where:
-    """Return ``where`` (a kernel booted in a guest here: its kernel is checked when the plan is)."""
-    return where
+    """Return ``where`` as this host's QEMU (a kernel booted in a guest here: the kernel itself is
+    checked when the plan is)."""
+    return replace(where, address=QEMU_HERE)
 
 
 def open_where(where: Where) -> LocalQemu:

@@ -64,9 +64,7 @@ def ssh_options(
         raise InputError("give --console CMD or --console-device DEV, not both")
     if console_device is not None:
         console = device_command(console_device, baud)
-    return parse_where(
-        kernel, str(identity) if identity else None, str(known_hosts) if known_hosts else None, console
-    )
+    return parse_where(kernel, identity, known_hosts, console)
 
 
 def ssh_request(request: TuneRequest, target: Target | None = None) -> TuneRequest:

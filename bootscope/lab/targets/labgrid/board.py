@@ -193,9 +193,7 @@ class LabgridBoard(CommandsOnShell):
         return Boot(
             lines=tuple(read.lines),
             outcome=read.outcome,
-            reason=read.reason
-            if read.outcome is not Outcome.TIMEOUT
-            else f"no marker within {timeout_s:g} s of power-on",
+            reason=read.why(timeout_s, "power-on"),
             machine=self.name,
             host_start_ns=start_ns,
             host_end_ns=end_ns,
@@ -331,11 +329,7 @@ class LabgridBoard(CommandsOnShell):
             raise
         self._up = read.outcome is Outcome.OK
         self._kexeced, self._reached = way == REBOOT_KEXEC, False
-        reason = (
-            read.reason
-            if read.outcome is not Outcome.TIMEOUT
-            else f"no marker within {timeout_s:g} s of the {way} reboot's order"
-        )
+        reason = read.why(timeout_s, f"the {way} reboot's order")
         return Boot(
             lines=tuple(read.lines),
             outcome=read.outcome,

@@ -97,8 +97,8 @@ class ConsoleStream:
         if first is None:
             self._queue.put(None)  # ended: every later read returns at once
             return b""
-        chunks = [first]
-        while sum(len(chunk) for chunk in chunks) < size:
+        chunks, taken = [first], len(first)
+        while taken < size:
             try:
                 more = self._queue.get_nowait()
             except queue.Empty:
@@ -107,6 +107,7 @@ class ConsoleStream:
                 self._queue.put(None)
                 break
             chunks.append(more)
+            taken += len(more)
         return b"".join(chunks)
 
     def write(self, data: bytes) -> None:

@@ -49,6 +49,7 @@ class LibvirtDomain(CommandsOnShell):
         self._domain: Any = None
         self._kernel: str | None = None  # the defined domain's <kernel> (None: it boots its disk)
         self._own = ""  # the defined domain's <cmdline>
+        self._type = ""  # the defined domain's type: kvm, qemu (TCG)
         self._xml = ""
         self._stream: ConsoleStream | None = None
         self._reader: BoardConsole | None = None
@@ -92,6 +93,7 @@ class LibvirtDomain(CommandsOnShell):
         self._conn, self._domain = conn, domain
         root = ElementTree.fromstring(self._xml)
         self._kernel = root.findtext("os/kernel")
+        self._type = root.get("type", "")
         self._own = (root.findtext("os/cmdline") or "").strip()
         if root.find("devices/serial") is None and root.find("devices/console") is None:
             self.close()
@@ -100,10 +102,9 @@ class LibvirtDomain(CommandsOnShell):
     def accel(self) -> AccelChoice:
         """Return KVM or TCG, as the domain's definition says (``type='kvm'`` or ``'qemu'``)."""
         self.open()
-        kind = ElementTree.fromstring(self._xml).get("type", "")
-        accel = "kvm" if kind == "kvm" else "tcg"
+        accel = "kvm" if self._type == "kvm" else "tcg"
         return AccelChoice(
-            accel, f"libvirt domain {self.spec.name!r} of type {kind!r}: its definition chooses"
+            accel, f"libvirt domain {self.spec.name!r} of type {self._type!r}: its definition chooses"
         )
 
     def power_cycle(
@@ -139,12 +140,7 @@ class LibvirtDomain(CommandsOnShell):
         self._kexeced, self._cmdline = False, line
         if not self._up:
             self._power_off()
-        reason = (
-            read.reason
-            if read.outcome is not Outcome.TIMEOUT
-            else f"no marker within {timeout_s:g} s of power-on"
-        )
-        return self._boot(read, reason, start_ns, end_ns, ("start",))
+        return self._boot(read, read.why(timeout_s, "power-on"), start_ns, end_ns, ("start",))
 
     def check_shell(self) -> None:
         """Nothing to check before a boot: the console's shell is reached after one (a domain
@@ -218,11 +214,7 @@ class LibvirtDomain(CommandsOnShell):
             raise
         self._up = read.outcome is Outcome.OK
         self._kexeced = way == REBOOT_KEXEC
-        reason = (
-            read.reason
-            if read.outcome is not Outcome.TIMEOUT
-            else f"no marker within {timeout_s:g} s of the {way} reboot's order"
-        )
+        reason = read.why(timeout_s, f"the {way} reboot's order")
         return self._boot(read, reason, start_ns, time.monotonic_ns(), (*done, order))
 
     def close(self) -> None:
